@@ -1,0 +1,43 @@
+# bloomfilter: PGXS build.
+#
+#   make && make install        build and install into the pg_config found on PATH
+#   make check-core             core unit tests (no PostgreSQL), under ASan/UBSan
+#   make installcheck           pg_regress suite against a running server
+#   bash test/run-all.sh        everything, on a throwaway cluster
+
+EXTENSION = bloomfilter
+EXTVERSION = 1.0
+
+MODULE_big = bloomfilter
+CORE_SRCS = src/core/bf_format.c src/core/bf_combine.c src/core/bf_estimate.c \
+	src/core/bf_sizing.c src/core/bf_base64.c
+GLUE_SRCS = src/bf_io.c src/bf_encode.c src/bf_ops.c src/bf_agg.c
+OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
+
+DATA = sql/bloomfilter--1.0.sql
+
+REGRESS = bloom_basics bloom_families bloom_combine bloom_estimates \
+	bloom_sizing bloom_fpr bloom_io bloom_errors bloom_agg
+REGRESS_OPTS = --load-extension=$(EXTENSION)
+
+PG_CONFIG ?= pg_config
+PG_CPPFLAGS = -Isrc/core
+PG_CFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers
+SHLIB_LINK = -lm
+
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+# ---- the core on its own ----
+CORE_CC ?= gcc
+CORE_CFLAGS = -std=c11 -O1 -g -Wall -Wextra -Werror -Isrc/core \
+	-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+test/core/test_core: test/core/test_core.c $(CORE_SRCS) src/core/bf_core.h
+	$(CORE_CC) $(CORE_CFLAGS) -o $@ test/core/test_core.c $(CORE_SRCS) -lm
+
+.PHONY: check-core
+check-core: test/core/test_core
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ./test/core/test_core
+
+EXTRA_CLEAN = test/core/test_core

@@ -1,0 +1,325 @@
+/* bloomfilter--1.0.sql: install script.  Frozen once released; later
+ * changes go in bloomfilter--1.0--1.1.sql and so on. */
+
+-- complain if script is sourced in psql, rather than via CREATE EXTENSION
+\echo Use "CREATE EXTENSION bloomfilter" to load this file. \quit
+
+-- ---------------------------------------------------------------------
+-- The type
+-- ---------------------------------------------------------------------
+
+CREATE TYPE @extschema@.bloomfilter;
+
+CREATE FUNCTION @extschema@.bloomfilter_in(cstring) RETURNS @extschema@.bloomfilter
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomfilter_out(@extschema@.bloomfilter) RETURNS cstring
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomfilter_recv(internal) RETURNS @extschema@.bloomfilter
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomfilter_send(@extschema@.bloomfilter) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE TYPE @extschema@.bloomfilter (
+	INPUT = @extschema@.bloomfilter_in,
+	OUTPUT = @extschema@.bloomfilter_out,
+	RECEIVE = @extschema@.bloomfilter_recv,
+	SEND = @extschema@.bloomfilter_send,
+	INTERNALLENGTH = VARIABLE,
+	ALIGNMENT = int4,
+	STORAGE = extended
+);
+
+COMMENT ON TYPE @extschema@.bloomfilter IS 'Bloom filter: a set that answers "maybe" or "certainly not"';
+
+-- Casts to and from the portable format
+CREATE FUNCTION @extschema@.bloomfilter_to_bytea(@extschema@.bloomfilter) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomfilter_from_bytea(bytea) RETURNS @extschema@.bloomfilter
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE CAST (@extschema@.bloomfilter AS bytea)
+	WITH FUNCTION @extschema@.bloomfilter_to_bytea(@extschema@.bloomfilter);
+CREATE CAST (bytea AS @extschema@.bloomfilter)
+	WITH FUNCTION @extschema@.bloomfilter_from_bytea(bytea);
+
+-- ---------------------------------------------------------------------
+-- Constructors
+-- ---------------------------------------------------------------------
+
+CREATE FUNCTION @extschema@.bloom_empty(capacity bigint, fpr float8 DEFAULT 0.01,
+		layout text DEFAULT 'blocked', seed bigint DEFAULT 0)
+	RETURNS @extschema@.bloomfilter
+	AS 'MODULE_PATHNAME', 'bloomfilter_empty' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION @extschema@.bloom_empty_bits(bits bigint, hashes int,
+		layout text DEFAULT 'classic', seed bigint DEFAULT 0)
+	RETURNS @extschema@.bloomfilter
+	AS 'MODULE_PATHNAME', 'bloomfilter_empty_bits' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- ---------------------------------------------------------------------
+-- Adding and probing
+-- ---------------------------------------------------------------------
+
+-- not STRICT: a NULL element leaves the filter as it is
+CREATE FUNCTION @extschema@.bloom_add(@extschema@.bloomfilter, anyelement)
+	RETURNS @extschema@.bloomfilter
+	AS 'MODULE_PATHNAME', 'bloomfilter_add' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION @extschema@.bloom_add_all(@extschema@.bloomfilter, anyarray)
+	RETURNS @extschema@.bloomfilter
+	AS 'MODULE_PATHNAME', 'bloomfilter_add_all' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION @extschema@.bloom_contains(@extschema@.bloomfilter, anyelement)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloomfilter_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION @extschema@.bloom_contained_in(anyelement, @extschema@.bloomfilter)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloomfilter_contained_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- text overloads: an untyped literal (f + 'abc', f @> 'abc') resolves to
+-- text, as users expect, instead of failing polymorphic resolution
+CREATE FUNCTION @extschema@.bloom_add(@extschema@.bloomfilter, text)
+	RETURNS @extschema@.bloomfilter
+	AS 'MODULE_PATHNAME', 'bloomfilter_add' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_contains(@extschema@.bloomfilter, text)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloomfilter_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_contained_in(text, @extschema@.bloomfilter)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloomfilter_contained_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE OPERATOR @extschema@.+ (
+	LEFTARG = @extschema@.bloomfilter,
+	RIGHTARG = text,
+	FUNCTION = @extschema@.bloom_add
+);
+CREATE OPERATOR @extschema@.@> (
+	LEFTARG = @extschema@.bloomfilter,
+	RIGHTARG = text,
+	FUNCTION = @extschema@.bloom_contains,
+	COMMUTATOR = OPERATOR(@extschema@.<@),
+	RESTRICT = contsel,
+	JOIN = contjoinsel
+);
+CREATE OPERATOR @extschema@.<@ (
+	LEFTARG = text,
+	RIGHTARG = @extschema@.bloomfilter,
+	FUNCTION = @extschema@.bloom_contained_in,
+	COMMUTATOR = OPERATOR(@extschema@.@>),
+	RESTRICT = contsel,
+	JOIN = contjoinsel
+);
+
+CREATE OPERATOR @extschema@.+ (
+	LEFTARG = @extschema@.bloomfilter,
+	RIGHTARG = anyelement,
+	FUNCTION = @extschema@.bloom_add
+);
+
+CREATE OPERATOR @extschema@.@> (
+	LEFTARG = @extschema@.bloomfilter,
+	RIGHTARG = anyelement,
+	FUNCTION = @extschema@.bloom_contains,
+	COMMUTATOR = OPERATOR(@extschema@.<@),
+	RESTRICT = contsel,
+	JOIN = contjoinsel
+);
+
+CREATE OPERATOR @extschema@.<@ (
+	LEFTARG = anyelement,
+	RIGHTARG = @extschema@.bloomfilter,
+	FUNCTION = @extschema@.bloom_contained_in,
+	COMMUTATOR = OPERATOR(@extschema@.@>),
+	RESTRICT = contsel,
+	JOIN = contjoinsel
+);
+
+-- ---------------------------------------------------------------------
+-- Combining
+-- ---------------------------------------------------------------------
+
+CREATE FUNCTION @extschema@.bloom_union(@extschema@.bloomfilter, @extschema@.bloomfilter)
+	RETURNS @extschema@.bloomfilter
+	AS 'MODULE_PATHNAME', 'bloomfilter_union' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION @extschema@.bloom_intersect(@extschema@.bloomfilter, @extschema@.bloomfilter)
+	RETURNS @extschema@.bloomfilter
+	AS 'MODULE_PATHNAME', 'bloomfilter_intersect' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION @extschema@.bloom_contains_filter(@extschema@.bloomfilter, @extschema@.bloomfilter)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloomfilter_contains_filter' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION @extschema@.bloom_contained_in_filter(@extschema@.bloomfilter, @extschema@.bloomfilter)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloomfilter_contained_in_filter' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE OPERATOR @extschema@.| (
+	LEFTARG = @extschema@.bloomfilter,
+	RIGHTARG = @extschema@.bloomfilter,
+	FUNCTION = @extschema@.bloom_union,
+	COMMUTATOR = OPERATOR(@extschema@.|)
+);
+
+CREATE OPERATOR @extschema@.& (
+	LEFTARG = @extschema@.bloomfilter,
+	RIGHTARG = @extschema@.bloomfilter,
+	FUNCTION = @extschema@.bloom_intersect,
+	COMMUTATOR = OPERATOR(@extschema@.&)
+);
+
+-- f @> g: every bit of g is set in f (superset screening)
+CREATE OPERATOR @extschema@.@> (
+	LEFTARG = @extschema@.bloomfilter,
+	RIGHTARG = @extschema@.bloomfilter,
+	FUNCTION = @extschema@.bloom_contains_filter,
+	COMMUTATOR = OPERATOR(@extschema@.<@),
+	RESTRICT = contsel,
+	JOIN = contjoinsel
+);
+
+CREATE OPERATOR @extschema@.<@ (
+	LEFTARG = @extschema@.bloomfilter,
+	RIGHTARG = @extschema@.bloomfilter,
+	FUNCTION = @extschema@.bloom_contained_in_filter,
+	COMMUTATOR = OPERATOR(@extschema@.@>),
+	RESTRICT = contsel,
+	JOIN = contjoinsel
+);
+
+-- ---------------------------------------------------------------------
+-- Equality: identical filters
+-- ---------------------------------------------------------------------
+
+CREATE FUNCTION @extschema@.bloom_eq(@extschema@.bloomfilter, @extschema@.bloomfilter)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloomfilter_eq' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_ne(@extschema@.bloomfilter, @extschema@.bloomfilter)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloomfilter_ne' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_hash(@extschema@.bloomfilter)
+	RETURNS integer
+	AS 'MODULE_PATHNAME', 'bloomfilter_hash' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE OPERATOR @extschema@.= (
+	LEFTARG = @extschema@.bloomfilter,
+	RIGHTARG = @extschema@.bloomfilter,
+	FUNCTION = @extschema@.bloom_eq,
+	COMMUTATOR = OPERATOR(@extschema@.=),
+	NEGATOR = OPERATOR(@extschema@.<>),
+	RESTRICT = eqsel,
+	JOIN = eqjoinsel,
+	HASHES
+);
+
+CREATE OPERATOR @extschema@.<> (
+	LEFTARG = @extschema@.bloomfilter,
+	RIGHTARG = @extschema@.bloomfilter,
+	FUNCTION = @extschema@.bloom_ne,
+	COMMUTATOR = OPERATOR(@extschema@.<>),
+	NEGATOR = OPERATOR(@extschema@.=),
+	RESTRICT = neqsel,
+	JOIN = neqjoinsel
+);
+
+-- lets DISTINCT, GROUP BY and hash joins work on filters
+CREATE OPERATOR CLASS @extschema@.bloomfilter_hash_ops
+	DEFAULT FOR TYPE @extschema@.bloomfilter USING hash AS
+	OPERATOR 1 @extschema@.= (@extschema@.bloomfilter, @extschema@.bloomfilter),
+	FUNCTION 1 @extschema@.bloom_hash(@extschema@.bloomfilter);
+
+-- ---------------------------------------------------------------------
+-- Inspecting and estimating
+-- ---------------------------------------------------------------------
+
+CREATE FUNCTION @extschema@.bloom_info(@extschema@.bloomfilter,
+		OUT layout text, OUT bits bigint, OUT hashes integer, OUT bytes bigint,
+		OUT seed bigint, OUT key_family text, OUT added bigint, OUT bits_set bigint,
+		OUT fill_ratio float8, OUT est_cardinality float8, OUT est_fpr float8,
+		OUT format_version integer)
+	RETURNS record
+	AS 'MODULE_PATHNAME', 'bloomfilter_info' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION @extschema@.bloom_cardinality(@extschema@.bloomfilter) RETURNS float8
+	AS 'MODULE_PATHNAME', 'bloomfilter_cardinality' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_fpr(@extschema@.bloomfilter) RETURNS float8
+	AS 'MODULE_PATHNAME', 'bloomfilter_fpr' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_union_cardinality(@extschema@.bloomfilter, @extschema@.bloomfilter)
+	RETURNS float8
+	AS 'MODULE_PATHNAME', 'bloomfilter_union_cardinality' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_intersection_cardinality(@extschema@.bloomfilter, @extschema@.bloomfilter)
+	RETURNS float8
+	AS 'MODULE_PATHNAME', 'bloomfilter_intersection_cardinality' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_jaccard(@extschema@.bloomfilter, @extschema@.bloomfilter)
+	RETURNS float8
+	AS 'MODULE_PATHNAME', 'bloomfilter_jaccard' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- ---------------------------------------------------------------------
+-- Sizing math (the textbook formulas)
+-- ---------------------------------------------------------------------
+
+CREATE FUNCTION @extschema@.bloom_optimal_bits(capacity bigint, fpr float8) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'bloomfilter_optimal_bits' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_optimal_hashes(bits bigint, capacity bigint) RETURNS integer
+	AS 'MODULE_PATHNAME', 'bloomfilter_optimal_hashes' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_expected_fpr(bits bigint, hashes integer, n bigint) RETURNS float8
+	AS 'MODULE_PATHNAME', 'bloomfilter_expected_fpr' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- ---------------------------------------------------------------------
+-- Aggregates
+-- ---------------------------------------------------------------------
+
+CREATE FUNCTION @extschema@.bloomfilter_agg_trans(internal, anyelement, bigint, float8)
+	RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomfilter_agg_final(internal)
+	RETURNS @extschema@.bloomfilter
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomfilter_agg_combine(internal, internal)
+	RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomfilter_intersect_agg_combine(internal, internal)
+	RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomfilter_agg_serialize(internal)
+	RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomfilter_agg_deserialize(bytea, internal)
+	RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomfilter_union_agg_trans(internal, @extschema@.bloomfilter)
+	RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomfilter_intersect_agg_trans(internal, @extschema@.bloomfilter)
+	RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE AGGREGATE @extschema@.bloom_agg(anyelement, capacity bigint, fpr float8) (
+	SFUNC = @extschema@.bloomfilter_agg_trans,
+	STYPE = internal,
+	FINALFUNC = @extschema@.bloomfilter_agg_final,
+	COMBINEFUNC = @extschema@.bloomfilter_agg_combine,
+	SERIALFUNC = @extschema@.bloomfilter_agg_serialize,
+	DESERIALFUNC = @extschema@.bloomfilter_agg_deserialize,
+	PARALLEL = SAFE
+);
+
+CREATE AGGREGATE @extschema@.bloom_union_agg(@extschema@.bloomfilter) (
+	SFUNC = @extschema@.bloomfilter_union_agg_trans,
+	STYPE = internal,
+	FINALFUNC = @extschema@.bloomfilter_agg_final,
+	COMBINEFUNC = @extschema@.bloomfilter_agg_combine,
+	SERIALFUNC = @extschema@.bloomfilter_agg_serialize,
+	DESERIALFUNC = @extschema@.bloomfilter_agg_deserialize,
+	PARALLEL = SAFE
+);
+
+CREATE AGGREGATE @extschema@.bloom_intersect_agg(@extschema@.bloomfilter) (
+	SFUNC = @extschema@.bloomfilter_intersect_agg_trans,
+	STYPE = internal,
+	FINALFUNC = @extschema@.bloomfilter_agg_final,
+	COMBINEFUNC = @extschema@.bloomfilter_intersect_agg_combine,
+	SERIALFUNC = @extschema@.bloomfilter_agg_serialize,
+	DESERIALFUNC = @extschema@.bloomfilter_agg_deserialize,
+	PARALLEL = SAFE
+);

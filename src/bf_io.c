@@ -1,0 +1,243 @@
+/*
+ * bf_io.c
+ *		Type input/output, binary send/receive and the bytea casts.
+ *
+ * Every way bytes enter goes through bloomfilter_from_bytes, which runs
+ * the core validator before anything else looks at them.  Every way bytes
+ * leave fills in the checksum, so a filter altered in transit is refused
+ * on the other side.
+ */
+#include "bloomfilter.h"
+
+#include "libpq/pqformat.h"
+#include "utils/builtins.h"
+
+PG_MODULE_MAGIC;
+
+PG_FUNCTION_INFO_V1(bloomfilter_in);
+PG_FUNCTION_INFO_V1(bloomfilter_out);
+PG_FUNCTION_INFO_V1(bloomfilter_recv);
+PG_FUNCTION_INFO_V1(bloomfilter_send);
+PG_FUNCTION_INFO_V1(bloomfilter_to_bytea);
+PG_FUNCTION_INFO_V1(bloomfilter_from_bytea);
+
+struct varlena *
+bloomfilter_alloc(uint64 nbits)
+{
+	size_t		len = VARHDRSZ + bf_buffer_size(nbits);
+	struct varlena *f = (struct varlena *) palloc0(len);
+
+	SET_VARSIZE(f, len);
+	return f;
+}
+
+void
+bloomfilter_report_invalid(bf_status st, const uint8 *data, size_t len,
+						   int sqlstate)
+{
+	switch (st)
+	{
+		case BF_ERR_VERSION:
+			ereport(ERROR,
+					(errcode(sqlstate),
+					 errmsg("invalid bloomfilter: %s", bf_status_message(st)),
+					 errdetail("The filter has format version %u; this build of bloomfilter reads version %d.",
+							   (unsigned) bf_load_le16(data + BF_OFF_VERSION),
+							   BF_FORMAT_VERSION),
+					 errhint("Upgrade the bloomfilter extension on the older side.")));
+			break;
+		case BF_ERR_SIZE:
+			ereport(ERROR,
+					(errcode(sqlstate),
+					 errmsg("invalid bloomfilter: %s", bf_status_message(st)),
+					 errdetail("The header gives %llu bits, which take %llu bytes with the header, but %zu bytes were given.",
+							   (unsigned long long) bf_load_le64(data + BF_OFF_NBITS),
+							   (unsigned long long) (BF_HEADER_SIZE + bf_load_le64(data + BF_OFF_NBITS) / 8),
+							   len)));
+			break;
+		case BF_ERR_TRUNCATED:
+			ereport(ERROR,
+					(errcode(sqlstate),
+					 errmsg("invalid bloomfilter: %s", bf_status_message(st)),
+					 errdetail("A bloomfilter takes at least %d bytes; %zu bytes were given.",
+							   BF_HEADER_SIZE, len)));
+			break;
+		default:
+			ereport(ERROR,
+					(errcode(sqlstate),
+					 errmsg("invalid bloomfilter: %s", bf_status_message(st))));
+	}
+	pg_unreachable();
+}
+
+struct varlena *
+bloomfilter_from_bytes(const uint8 *data, size_t len, int sqlstate)
+{
+	bf_status	st = bf_validate(data, len);
+	struct varlena *f;
+
+	if (st != BF_OK)
+		bloomfilter_report_invalid(st, data, len, sqlstate);
+	f = (struct varlena *) palloc(VARHDRSZ + len);
+	SET_VARSIZE(f, VARHDRSZ + len);
+	memcpy(VARDATA(f), data, len);
+	bf_unseal((uint8 *) VARDATA(f));
+	return f;
+}
+
+void
+bloomfilter_view(struct varlena *f, bf_view *v)
+{
+	size_t		len = VARSIZE_ANY_EXHDR(f);
+
+	if (len < BF_HEADER_SIZE)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("bloomfilter datum is damaged: %zu bytes", len)));
+	bf_view_of((uint8 *) VARDATA_ANY(f), v);
+	if (bf_check_geometry(v->layout, v->hashes, v->nbits) != BF_OK ||
+		len != bf_buffer_size(v->nbits))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("bloomfilter datum is damaged: its header does not match its %zu bytes", len)));
+}
+
+struct varlena *
+bloomfilter_getarg_copy(FunctionCallInfo fcinfo, int n, bf_view *v)
+{
+	struct varlena *f = PG_DETOAST_DATUM_COPY(PG_GETARG_DATUM(n));
+
+	bloomfilter_view(f, v);
+	return f;
+}
+
+struct varlena *
+bloomfilter_getarg(FunctionCallInfo fcinfo, int n, bf_view *v)
+{
+	/* packed: an inline datum, even with a 1-byte header, is used in place */
+	struct varlena *f = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(n));
+
+	bloomfilter_view(f, v);
+	return f;
+}
+
+/* A copy of f's payload with the checksum filled in, for output. */
+static uint8 *
+sealed_copy(struct varlena *f, size_t *len)
+{
+	uint8	   *buf;
+
+	*len = VARSIZE_ANY_EXHDR(f);
+	buf = palloc(*len);
+	memcpy(buf, VARDATA_ANY(f), *len);
+	bf_seal(buf, *len);
+	return buf;
+}
+
+/*
+ * Text input: base64 of the portable bytes.  Surrounding white space is
+ * tolerated (psql users paste values); nothing else is.
+ */
+Datum
+bloomfilter_in(PG_FUNCTION_ARGS)
+{
+	char	   *str = PG_GETARG_CSTRING(0);
+	size_t		len;
+	uint8	   *buf;
+	long long	n;
+
+	while (*str == ' ' || *str == '\t' || *str == '\n' || *str == '\r')
+		str++;
+	len = strlen(str);
+	while (len > 0 && (str[len - 1] == ' ' || str[len - 1] == '\t' ||
+					   str[len - 1] == '\n' || str[len - 1] == '\r'))
+		len--;
+
+	/* the largest valid filter has a known text length: refuse early */
+	if (len > bf_base64_encoded_len(BF_MAX_TOTAL_BYTES))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("invalid input syntax for type %s: input is too long", "bloomfilter")));
+
+	buf = palloc(bf_base64_decoded_max(len) + 1);
+	n = bf_base64_decode(str, len, buf);
+	if (n < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("invalid input syntax for type %s", "bloomfilter"),
+				 errdetail("A bloomfilter's text form is padded base64 of its portable bytes.")));
+
+	PG_RETURN_POINTER(bloomfilter_from_bytes(buf, (size_t) n,
+											 ERRCODE_INVALID_TEXT_REPRESENTATION));
+}
+
+Datum
+bloomfilter_out(PG_FUNCTION_ARGS)
+{
+	struct varlena *f = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
+	size_t		len;
+	uint8	   *buf = sealed_copy(f, &len);
+	size_t		outlen = bf_base64_encoded_len(len);
+	char	   *out = palloc(outlen + 1);
+
+	bf_base64_encode(buf, len, out);
+	out[outlen] = '\0';
+	pfree(buf);
+	PG_RETURN_CSTRING(out);
+}
+
+/* Binary receive: the portable bytes, all of the remaining message. */
+Datum
+bloomfilter_recv(PG_FUNCTION_ARGS)
+{
+	StringInfo	msg = (StringInfo) PG_GETARG_POINTER(0);
+	size_t		len = (size_t) (msg->len - msg->cursor);
+	struct varlena *f;
+
+	f = bloomfilter_from_bytes((const uint8 *) msg->data + msg->cursor, len,
+							   ERRCODE_INVALID_BINARY_REPRESENTATION);
+	msg->cursor = msg->len;
+	PG_RETURN_POINTER(f);
+}
+
+Datum
+bloomfilter_send(PG_FUNCTION_ARGS)
+{
+	struct varlena *f = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
+	const uint8 *data = (const uint8 *) VARDATA_ANY(f);
+	size_t		len = VARSIZE_ANY_EXHDR(f);
+	uint8		header[BF_HEADER_SIZE];
+	StringInfoData buf;
+
+	/* seal a copy of the header only: the bit array goes out as it is */
+	memcpy(header, data, BF_HEADER_SIZE);
+	bf_store_le64(header + BF_OFF_CHECKSUM, bf_checksum(data, len));
+
+	pq_begintypsend(&buf);
+	pq_sendbytes(&buf, (const char *) header, BF_HEADER_SIZE);
+	pq_sendbytes(&buf, (const char *) data + BF_HEADER_SIZE, len - BF_HEADER_SIZE);
+	PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+}
+
+Datum
+bloomfilter_to_bytea(PG_FUNCTION_ARGS)
+{
+	struct varlena *f = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
+	size_t		len = VARSIZE_ANY_EXHDR(f);
+	bytea	   *out = (bytea *) palloc(VARHDRSZ + len);
+
+	SET_VARSIZE(out, VARHDRSZ + len);
+	memcpy(VARDATA(out), VARDATA_ANY(f), len);
+	bf_seal((uint8 *) VARDATA(out), len);
+	PG_RETURN_BYTEA_P(out);
+}
+
+Datum
+bloomfilter_from_bytea(PG_FUNCTION_ARGS)
+{
+	bytea	   *b = PG_GETARG_BYTEA_PP(0);
+
+	PG_RETURN_POINTER(bloomfilter_from_bytes((const uint8 *) VARDATA_ANY(b),
+											 VARSIZE_ANY_EXHDR(b),
+											 ERRCODE_INVALID_BINARY_REPRESENTATION));
+}

@@ -1,0 +1,645 @@
+/*
+ * bf_ops.c
+ *		Constructors, add and probe, combining, equality, inspection and the
+ *		sizing-math functions.
+ */
+#include "bloomfilter.h"
+
+#include <math.h>
+
+#include "access/detoast.h"
+#include "access/htup_details.h"
+#include "catalog/pg_type_d.h"
+#include "funcapi.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+
+PG_FUNCTION_INFO_V1(bloomfilter_empty);
+PG_FUNCTION_INFO_V1(bloomfilter_empty_bits);
+PG_FUNCTION_INFO_V1(bloomfilter_add);
+PG_FUNCTION_INFO_V1(bloomfilter_add_all);
+PG_FUNCTION_INFO_V1(bloomfilter_contains);
+PG_FUNCTION_INFO_V1(bloomfilter_contained_in);
+PG_FUNCTION_INFO_V1(bloomfilter_union);
+PG_FUNCTION_INFO_V1(bloomfilter_intersect);
+PG_FUNCTION_INFO_V1(bloomfilter_contains_filter);
+PG_FUNCTION_INFO_V1(bloomfilter_contained_in_filter);
+PG_FUNCTION_INFO_V1(bloomfilter_eq);
+PG_FUNCTION_INFO_V1(bloomfilter_ne);
+PG_FUNCTION_INFO_V1(bloomfilter_hash);
+PG_FUNCTION_INFO_V1(bloomfilter_info);
+PG_FUNCTION_INFO_V1(bloomfilter_cardinality);
+PG_FUNCTION_INFO_V1(bloomfilter_fpr);
+PG_FUNCTION_INFO_V1(bloomfilter_union_cardinality);
+PG_FUNCTION_INFO_V1(bloomfilter_intersection_cardinality);
+PG_FUNCTION_INFO_V1(bloomfilter_jaccard);
+PG_FUNCTION_INFO_V1(bloomfilter_optimal_bits);
+PG_FUNCTION_INFO_V1(bloomfilter_optimal_hashes);
+PG_FUNCTION_INFO_V1(bloomfilter_expected_fpr);
+
+/* ---- argument checks shared by the constructors and sizing functions ---- */
+
+static void
+check_capacity(int64 capacity)
+{
+	if (capacity <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bloomfilter capacity must be positive, not " INT64_FORMAT, capacity)));
+}
+
+static void
+check_fpr(double fpr)
+{
+	if (!(fpr > 0.0 && fpr < 1.0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bloomfilter false-positive rate must be between 0 and 1 (exclusive), not %g", fpr)));
+}
+
+static int
+layout_arg(text *t)
+{
+	char	   *name = text_to_cstring(t);
+	int			layout = bf_layout_from_name(name);
+
+	if (layout == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown bloomfilter layout \"%s\"", name),
+				 errhint("The layouts are 'classic' and 'blocked'.")));
+	return layout;
+}
+
+static struct varlena *
+make_empty(int layout, int hashes, uint64 seed, uint64 nbits)
+{
+	struct varlena *f = bloomfilter_alloc(nbits);
+
+	bf_init((uint8 *) VARDATA(f), layout, hashes, seed, nbits);
+	return f;
+}
+
+/*
+ * bloom_empty(capacity, fpr, layout, seed): the smallest filter of the
+ * layout that keeps the rate at or under fpr after capacity distinct keys.
+ */
+Datum
+bloomfilter_empty(PG_FUNCTION_ARGS)
+{
+	int64		capacity = PG_GETARG_INT64(0);
+	double		fpr = PG_GETARG_FLOAT8(1);
+	int			layout = layout_arg(PG_GETARG_TEXT_PP(2));
+	int64		seed = PG_GETARG_INT64(3);
+	uint64		nbits;
+	int			hashes;
+
+	check_capacity(capacity);
+	check_fpr(fpr);
+	if (!bf_size_for(layout, (double) capacity, fpr, &nbits, &hashes))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("a bloomfilter for " INT64_FORMAT " keys at rate %g would exceed the 1 GB size limit",
+						capacity, fpr)));
+	PG_RETURN_POINTER(make_empty(layout, hashes, (uint64) seed, nbits));
+}
+
+/*
+ * bloom_empty_bits(bits, hashes, layout, seed): explicit m and k.  m is
+ * rounded up to whole 64-bit words (classic) or 512-bit blocks (blocked).
+ */
+Datum
+bloomfilter_empty_bits(PG_FUNCTION_ARGS)
+{
+	int64		bits = PG_GETARG_INT64(0);
+	int32		hashes = PG_GETARG_INT32(1);
+	int			layout = layout_arg(PG_GETARG_TEXT_PP(2));
+	int64		seed = PG_GETARG_INT64(3);
+	uint64		unit = layout == BF_LAYOUT_BLOCKED ? BF_BLOCK_BITS : 64;
+	uint64		nbits;
+
+	if (bits <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bloomfilter size must be positive, not " INT64_FORMAT " bits", bits)));
+	if ((uint64) bits > BF_MAX_NBITS)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("a bloomfilter of " INT64_FORMAT " bits would exceed the 1 GB size limit", bits),
+				 errdetail("The largest bloomfilter has " UINT64_FORMAT " bits.", (uint64) BF_MAX_NBITS)));
+	if (hashes < BF_MIN_HASHES || hashes > BF_MAX_HASHES)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bloomfilter hashes must be between %d and %d, not %d",
+						BF_MIN_HASHES, BF_MAX_HASHES, hashes)));
+	nbits = ((uint64) bits + unit - 1) / unit * unit;
+	PG_RETURN_POINTER(make_empty(layout, hashes, (uint64) seed, nbits));
+}
+
+/* ---- adding ---- */
+
+/* The element type of a call site, looked up once. */
+static BloomKeyType *
+key_type_cached(FunctionCallInfo fcinfo, int argno, bool is_array)
+{
+	BloomKeyType *kt = (BloomKeyType *) fcinfo->flinfo->fn_extra;
+
+	if (kt == NULL)
+	{
+		kt = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BloomKeyType));
+		if (is_array)
+		{
+			Oid			arrtype = get_fn_expr_argtype(fcinfo->flinfo, argno);
+			Oid			elemtype = get_element_type(getBaseType(arrtype));
+
+			if (!OidIsValid(elemtype))
+				ereport(ERROR,
+						(errcode(ERRCODE_DATATYPE_MISMATCH),
+						 errmsg("bloom_add_all expects an array")));
+			bloom_key_type_init(kt, elemtype, fcinfo->flinfo->fn_mcxt);
+		}
+		else
+			bloom_key_type_for_arg(kt, fcinfo, argno);
+		fcinfo->flinfo->fn_extra = kt;
+	}
+	return kt;
+}
+
+/*
+ * bloom_add(f, x): a copy of f with x added.  A NULL element leaves the
+ * filter as it is; a NULL filter stays NULL.
+ */
+Datum
+bloomfilter_add(PG_FUNCTION_ARGS)
+{
+	BloomKeyType *kt;
+	struct varlena *f;
+	bf_view		v;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	if (PG_ARGISNULL(1))
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+
+	kt = key_type_cached(fcinfo, 1, false);
+	f = bloomfilter_getarg_copy(fcinfo, 0, &v);
+	bloom_adopt_family(&v, kt);
+	bf_insert_hash(&v, bloom_hash_fast(kt, PG_GETARG_DATUM(1), v.seed));
+	bf_store_header((uint8 *) VARDATA(f), &v);
+	PG_RETURN_POINTER(f);
+}
+
+/* bloom_add_all(f, array): every non-NULL element added. */
+Datum
+bloomfilter_add_all(PG_FUNCTION_ARGS)
+{
+	BloomKeyType *kt;
+	struct varlena *f;
+	bf_view		v;
+	ArrayType  *arr;
+	ArrayIterator it;
+	Datum		value;
+	bool		isnull;
+	bool		adopted = false;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	if (PG_ARGISNULL(1))
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+
+	kt = key_type_cached(fcinfo, 1, true);
+	f = bloomfilter_getarg_copy(fcinfo, 0, &v);
+	arr = PG_GETARG_ARRAYTYPE_P(1);
+	it = array_create_iterator(arr, 0, NULL);
+	while (array_iterate(it, &value, &isnull))
+	{
+		if (isnull)
+			continue;
+		if (!adopted)
+		{
+			bloom_adopt_family(&v, kt);
+			adopted = true;
+		}
+		bf_insert_hash(&v, bloom_hash_fast(kt, value, v.seed));
+	}
+	array_free_iterator(it);
+	bf_store_header((uint8 *) VARDATA(f), &v);
+	PG_RETURN_POINTER(f);
+}
+
+/* ---- probing ---- */
+
+/*
+ * Per-call-site state of a probe.  A filter that arrives as a TOAST pointer
+ * (read from a table, or returned by a subquery that reads one) would be
+ * detoasted on every row; it is detoasted once and kept here, keyed on the
+ * pointer's identity (TOAST values are immutable, and a changed filter
+ * gets a new value id).  Inline filters are read in place, no copy.
+ */
+typedef struct BloomProbeCache
+{
+	BloomKeyType key;
+	struct varlena *flat;		/* detoasted filter, in fn_mcxt, or NULL */
+	Oid			toastrelid;
+	Oid			valueid;
+	bf_view		view;			/* view of flat */
+} BloomProbeCache;
+
+static BloomProbeCache *
+probe_cache(FunctionCallInfo fcinfo, int keyarg)
+{
+	BloomProbeCache *c = (BloomProbeCache *) fcinfo->flinfo->fn_extra;
+
+	if (c == NULL)
+	{
+		c = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BloomProbeCache));
+		bloom_key_type_for_arg(&c->key, fcinfo, keyarg);
+		fcinfo->flinfo->fn_extra = c;
+	}
+	return c;
+}
+
+static void
+probe_filter_view(FunctionCallInfo fcinfo, BloomProbeCache *c, Datum d,
+				  bf_view *v)
+{
+	struct varlena *raw = (struct varlena *) DatumGetPointer(d);
+
+	if (VARATT_IS_EXTERNAL_ONDISK(raw))
+	{
+		struct varatt_external ext;
+		MemoryContext old;
+
+		VARATT_EXTERNAL_GET_POINTER(ext, raw);
+		if (c->flat == NULL || c->toastrelid != ext.va_toastrelid ||
+			c->valueid != ext.va_valueid)
+		{
+			if (c->flat != NULL)
+				pfree(c->flat);
+			c->flat = NULL;
+			old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+			c->flat = PG_DETOAST_DATUM(d);
+			MemoryContextSwitchTo(old);
+			bloomfilter_view(c->flat, &c->view);
+			c->toastrelid = ext.va_toastrelid;
+			c->valueid = ext.va_valueid;
+		}
+		*v = c->view;
+		return;
+	}
+	bloomfilter_view(PG_DETOAST_DATUM_PACKED(d), v);
+}
+
+static inline bool
+probe(FunctionCallInfo fcinfo, int filterarg, int keyarg)
+{
+	BloomProbeCache *c = probe_cache(fcinfo, keyarg);
+	bf_view		v;
+
+	probe_filter_view(fcinfo, c, PG_GETARG_DATUM(filterarg), &v);
+	if (!bloom_check_family(&v, &c->key))
+		return false;			/* no key was ever added */
+	return bf_probe_hash(&v, bloom_hash_fast(&c->key, PG_GETARG_DATUM(keyarg), v.seed));
+}
+
+/* bloom_contains(f, x), f @> x: may x be in the set? */
+Datum
+bloomfilter_contains(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(probe(fcinfo, 0, 1));
+}
+
+/* x <@ f */
+Datum
+bloomfilter_contained_in(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(probe(fcinfo, 1, 0));
+}
+
+/* ---- combining ---- */
+
+static void
+report_incompatible(bf_compat c, const char *what, const bf_view *a,
+					const bf_view *b)
+{
+	ereport(ERROR,
+			(errcode(c == BF_COMPAT_FAMILY ? ERRCODE_DATATYPE_MISMATCH : ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("cannot %s bloomfilters: %s", what, bf_compat_message(c)),
+			 errdetail("The first is %s with " UINT64_FORMAT " bits, %d hashes, seed " INT64_FORMAT " and key family \"%s\"; the second is %s with " UINT64_FORMAT " bits, %d hashes, seed " INT64_FORMAT " and key family \"%s\".",
+					   bf_layout_name(a->layout), a->nbits, a->hashes, (int64) a->seed,
+					   bloom_family_display(a->family, a->type_tag),
+					   bf_layout_name(b->layout), b->nbits, b->hashes, (int64) b->seed,
+					   bloom_family_display(b->family, b->type_tag))));
+}
+
+/*
+ * Brings a and b to one geometry: *rv (a new datum) holds a folded to the
+ * common size, and *bv is b itself or, if b is larger, a folded copy.
+ */
+static struct varlena *
+common_geometry(const char *what, bf_view *a, bf_view *b, bf_view *rv,
+				bf_view *bfolded)
+{
+	uint64		nbits;
+	bf_compat	c = bf_compatible(a, b, &nbits);
+	struct varlena *r;
+
+	if (c != BF_COMPAT_OK)
+		report_incompatible(c, what, a, b);
+	r = make_empty(a->layout, a->hashes, a->seed, nbits);
+	bf_view_of((uint8 *) VARDATA(r), rv);
+	bf_fold_or(rv, a);
+	if (b->nbits == nbits)
+		*bfolded = *b;
+	else
+	{
+		struct varlena *t = make_empty(b->layout, b->hashes, b->seed, nbits);
+
+		bf_view_of((uint8 *) VARDATA(t), bfolded);
+		bf_fold_or(bfolded, b);
+	}
+	bf_merge_family(rv, a, b);
+	return r;
+}
+
+static uint64
+add_saturating(uint64 a, uint64 b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* bloom_union(f, g), f | g: every key of either. */
+Datum
+bloomfilter_union(PG_FUNCTION_ARGS)
+{
+	bf_view		a,
+				b,
+				r,
+				bf;
+	struct varlena *res;
+
+	bloomfilter_getarg(fcinfo, 0, &a);
+	bloomfilter_getarg(fcinfo, 1, &b);
+	res = common_geometry("union", &a, &b, &r, &bf);
+	bf_or(&r, &bf);
+	r.added = add_saturating(a.added, b.added);
+	bf_store_header((uint8 *) VARDATA(res), &r);
+	PG_RETURN_POINTER(res);
+}
+
+/*
+ * bloom_intersect(f, g), f & g: the AND of the bits.  Every key in both
+ * sets probes true; its rate is at most either input's.  "added" is the
+ * smaller of the two counts, a bound on the keys the result can hold.
+ */
+Datum
+bloomfilter_intersect(PG_FUNCTION_ARGS)
+{
+	bf_view		a,
+				b,
+				r,
+				bf;
+	struct varlena *res;
+
+	bloomfilter_getarg(fcinfo, 0, &a);
+	bloomfilter_getarg(fcinfo, 1, &b);
+	res = common_geometry("intersect", &a, &b, &r, &bf);
+	bf_and(&r, &bf);
+	r.added = Min(a.added, b.added);
+	bf_store_header((uint8 *) VARDATA(res), &r);
+	PG_RETURN_POINTER(res);
+}
+
+/* Is every bit of sub set in super (after folding to one size)? */
+static bool
+superset(bf_view *super, bf_view *sub)
+{
+	bf_view		r,
+				s;
+
+	(void) common_geometry("compare", super, sub, &r, &s);
+	return bf_is_superset(&r, &s);
+}
+
+/* bloom_contains_filter(f, g), f @> g: every bit of g is set in f. */
+Datum
+bloomfilter_contains_filter(PG_FUNCTION_ARGS)
+{
+	bf_view		a,
+				b;
+
+	bloomfilter_getarg(fcinfo, 0, &a);
+	bloomfilter_getarg(fcinfo, 1, &b);
+	PG_RETURN_BOOL(superset(&a, &b));
+}
+
+/* g <@ f */
+Datum
+bloomfilter_contained_in_filter(PG_FUNCTION_ARGS)
+{
+	bf_view		a,
+				b;
+
+	bloomfilter_getarg(fcinfo, 0, &a);
+	bloomfilter_getarg(fcinfo, 1, &b);
+	PG_RETURN_BOOL(superset(&b, &a));
+}
+
+/* ---- equality: identical filters (same header fields and bits) ---- */
+
+static bool
+filters_equal(FunctionCallInfo fcinfo)
+{
+	bf_view		a,
+				b;
+	struct varlena *fa = bloomfilter_getarg(fcinfo, 0, &a);
+	struct varlena *fb = bloomfilter_getarg(fcinfo, 1, &b);
+
+	/* the checksum field is zero in memory: the bytes are canonical */
+	return VARSIZE_ANY_EXHDR(fa) == VARSIZE_ANY_EXHDR(fb) &&
+		memcmp(VARDATA_ANY(fa), VARDATA_ANY(fb), VARSIZE_ANY_EXHDR(fa)) == 0;
+}
+
+Datum
+bloomfilter_eq(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(filters_equal(fcinfo));
+}
+
+Datum
+bloomfilter_ne(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(!filters_equal(fcinfo));
+}
+
+Datum
+bloomfilter_hash(PG_FUNCTION_ARGS)
+{
+	bf_view		v;
+	struct varlena *f = bloomfilter_getarg(fcinfo, 0, &v);
+
+	PG_RETURN_INT32((int32) bf_hash_bytes(0, VARDATA_ANY(f), VARSIZE_ANY_EXHDR(f)));
+}
+
+/* ---- inspection and estimates ---- */
+
+Datum
+bloomfilter_info(PG_FUNCTION_ARGS)
+{
+	bf_view		v;
+	struct varlena *f = bloomfilter_getarg(fcinfo, 0, &v);
+	TupleDesc	tupdesc;
+	Datum		values[12];
+	bool		nulls[12] = {0};
+	uint64		set = bf_popcount(&v);
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	tupdesc = BlessTupleDesc(tupdesc);
+
+	values[0] = CStringGetTextDatum(bf_layout_name(v.layout));
+	values[1] = Int64GetDatum((int64) v.nbits);
+	values[2] = Int32GetDatum(v.hashes);
+	values[3] = Int64GetDatum((int64) VARSIZE_ANY_EXHDR(f));
+	values[4] = Int64GetDatum((int64) v.seed);
+	values[5] = CStringGetTextDatum(bloom_family_display(v.family, v.type_tag));
+	/* a count past int8's range is reported as the largest int8 */
+	values[6] = Int64GetDatum(v.added > (uint64) PG_INT64_MAX ? PG_INT64_MAX : (int64) v.added);
+	values[7] = Int64GetDatum((int64) set);
+	values[8] = Float8GetDatum((double) set / (double) v.nbits);
+	values[9] = Float8GetDatum(bf_est_cardinality(&v));
+	values[10] = Float8GetDatum(bf_est_fpr(&v));
+	values[11] = Int32GetDatum(bf_load_le16((uint8 *) VARDATA_ANY(f) + BF_OFF_VERSION));
+
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+Datum
+bloomfilter_cardinality(PG_FUNCTION_ARGS)
+{
+	bf_view		v;
+
+	bloomfilter_getarg(fcinfo, 0, &v);
+	PG_RETURN_FLOAT8(bf_est_cardinality(&v));
+}
+
+Datum
+bloomfilter_fpr(PG_FUNCTION_ARGS)
+{
+	bf_view		v;
+
+	bloomfilter_getarg(fcinfo, 0, &v);
+	PG_RETURN_FLOAT8(bf_est_fpr(&v));
+}
+
+/* Estimated sizes of the union and of the intersection of f and g. */
+static void
+union_and_intersection(FunctionCallInfo fcinfo, double *uni, double *inter)
+{
+	bf_view		a,
+				b,
+				r,
+				bf,
+				fa;
+	double		ca,
+				cb;
+
+	bloomfilter_getarg(fcinfo, 0, &a);
+	bloomfilter_getarg(fcinfo, 1, &b);
+	(void) common_geometry("compare", &a, &b, &r, &bf);
+	/* estimate each side at the common size so the three agree */
+	fa = r;
+	ca = bf_est_cardinality(&fa);
+	cb = bf_est_cardinality(&bf);
+	bf_or(&r, &bf);
+	*uni = bf_est_cardinality(&r);
+	*inter = ca + cb - *uni;
+	if (*inter < 0)
+		*inter = 0;
+}
+
+Datum
+bloomfilter_union_cardinality(PG_FUNCTION_ARGS)
+{
+	double		u,
+				i;
+
+	union_and_intersection(fcinfo, &u, &i);
+	PG_RETURN_FLOAT8(u);
+}
+
+Datum
+bloomfilter_intersection_cardinality(PG_FUNCTION_ARGS)
+{
+	double		u,
+				i;
+
+	union_and_intersection(fcinfo, &u, &i);
+	PG_RETURN_FLOAT8(i);
+}
+
+Datum
+bloomfilter_jaccard(PG_FUNCTION_ARGS)
+{
+	double		u,
+				i;
+
+	union_and_intersection(fcinfo, &u, &i);
+	PG_RETURN_FLOAT8(u > 0 ? Min(1.0, i / u) : 0.0);
+}
+
+/* ---- sizing math, as in the textbook ---- */
+
+Datum
+bloomfilter_optimal_bits(PG_FUNCTION_ARGS)
+{
+	int64		capacity = PG_GETARG_INT64(0);
+	double		fpr = PG_GETARG_FLOAT8(1);
+	double		m;
+
+	check_capacity(capacity);
+	check_fpr(fpr);
+	m = bf_optimal_bits((double) capacity, fpr);
+	if (m >= (double) PG_INT64_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("bit count out of range for bigint")));
+	PG_RETURN_INT64((int64) m);
+}
+
+Datum
+bloomfilter_optimal_hashes(PG_FUNCTION_ARGS)
+{
+	int64		bits = PG_GETARG_INT64(0);
+	int64		capacity = PG_GETARG_INT64(1);
+
+	if (bits <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bloomfilter size must be positive, not " INT64_FORMAT " bits", bits)));
+	check_capacity(capacity);
+	PG_RETURN_INT32(bf_optimal_hashes((double) bits, (double) capacity));
+}
+
+Datum
+bloomfilter_expected_fpr(PG_FUNCTION_ARGS)
+{
+	int64		bits = PG_GETARG_INT64(0);
+	int32		hashes = PG_GETARG_INT32(1);
+	int64		n = PG_GETARG_INT64(2);
+
+	if (bits <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bloomfilter size must be positive, not " INT64_FORMAT " bits", bits)));
+	if (hashes < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bloomfilter hashes must be positive, not %d", hashes)));
+	if (n < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("number of keys must not be negative, not " INT64_FORMAT, n)));
+	PG_RETURN_FLOAT8(bf_expected_fpr((double) bits, hashes, (double) n));
+}

@@ -1,0 +1,125 @@
+/*
+ * bloomfilter.h
+ *		Declarations shared by the PostgreSQL glue files.
+ *
+ * The glue is split by concern: bf_io.c (type I/O and casts), bf_encode.c
+ * (canonical element encoding), bf_ops.c (constructors, functions and
+ * operators), bf_agg.c (aggregates).  All filter logic lives in the pure
+ * C core, src/core/.
+ *
+ * A bloomfilter datum is a varlena whose payload is the portable format
+ * byte for byte, with the checksum field kept zero in memory and on disk
+ * (it is filled in only when the bytes leave: output, send, bytea cast).
+ */
+#ifndef BLOOMFILTER_H
+#define BLOOMFILTER_H
+
+#include "postgres.h"
+
+#include "fmgr.h"
+
+#include "bf_core.h"
+
+/* ---- bf_io.c ---- */
+
+/* palloc a zeroed datum able to hold a filter of nbits bits. */
+extern struct varlena *bloomfilter_alloc(uint64 nbits);
+
+/*
+ * Validates untrusted bytes and returns a new datum holding them; an ERROR
+ * with the given SQLSTATE says what is wrong otherwise.
+ */
+extern struct varlena *bloomfilter_from_bytes(const uint8 *data, size_t len,
+											  int sqlstate);
+
+/* Reports a failed validation as an ERROR. */
+extern void bloomfilter_report_invalid(bf_status st, const uint8 *data,
+									   size_t len, int sqlstate) pg_attribute_noreturn();
+
+/*
+ * Decodes a datum that is already a bloomfilter (read-only).  The header
+ * is checked for self-consistency, so a damaged page gives an ERROR, not a
+ * wild read.
+ */
+extern void bloomfilter_view(struct varlena *f, bf_view *v);
+
+/* Returns a detoasted, writable copy of argument n and its view. */
+extern struct varlena *bloomfilter_getarg_copy(FunctionCallInfo fcinfo, int n,
+											   bf_view *v);
+
+/* Returns a read-only, detoasted (not necessarily copied) argument. */
+extern struct varlena *bloomfilter_getarg(FunctionCallInfo fcinfo, int n,
+										  bf_view *v);
+
+/* ---- bf_encode.c ---- */
+
+/* How values of one SQL type become the bytes that are hashed. */
+typedef enum BloomKeyKind
+{
+	BK_INT2,
+	BK_INT4,
+	BK_INT8,
+	BK_FLOAT4,
+	BK_FLOAT8,
+	BK_NUMERIC,
+	BK_TEXT,					/* text, varchar and other text-like varlenas */
+	BK_BPCHAR,
+	BK_NAME,
+	BK_BYTEA,
+	BK_UUID,
+	BK_BOOL,
+	BK_DATE,
+	BK_TIMESTAMP,				/* timestamp and timestamptz */
+	BK_SEND						/* any other type: its binary send output */
+} BloomKeyKind;
+
+typedef struct BloomKeyType
+{
+	Oid			typid;			/* the element's type, domains resolved */
+	BloomKeyKind kind;
+	uint16		family;			/* bf_family */
+	uint32		type_tag;		/* for BF_FAMILY_OTHER */
+	FmgrInfo	send;			/* for BK_SEND */
+} BloomKeyType;
+
+/* Fills kt for a type; the send function's FmgrInfo lives in mcxt. */
+extern void bloom_key_type_init(BloomKeyType *kt, Oid typid, MemoryContext mcxt);
+
+/*
+ * Looks up (once per call site, cached in fn_extra-owned memory by the
+ * caller) the key type of argument argno.
+ */
+extern void bloom_key_type_for_arg(BloomKeyType *kt, FunctionCallInfo fcinfo,
+								   int argno);
+
+/* Hash of a non-null value under the filter's seed. */
+extern uint64 bloom_hash_value(const BloomKeyType *kt, Datum value, uint64 seed);
+
+/*
+ * Checks that keys of type kt may be probed in v: ERROR naming both
+ * families if not.  Returns false if the filter holds no key yet.
+ */
+extern bool bloom_check_family(const bf_view *v, const BloomKeyType *kt);
+
+/* Same check for adding; an empty filter adopts kt's family. */
+extern void bloom_adopt_family(bf_view *v, const BloomKeyType *kt);
+
+/* "integer", "text", ... or "other (typename)" for messages */
+extern char *bloom_family_display(uint16 family, uint32 type_tag);
+
+/* Hash with an integer fast path: the hot path of probes. */
+static inline uint64
+bloom_hash_fast(const BloomKeyType *kt, Datum value, uint64 seed)
+{
+	switch (kt->kind)
+	{
+		case BK_INT8:
+			return bf_hash_int64(seed, DatumGetInt64(value));
+		case BK_INT4:
+			return bf_hash_int64(seed, DatumGetInt32(value));
+		default:
+			return bloom_hash_value(kt, value, seed);
+	}
+}
+
+#endif							/* BLOOMFILTER_H */

@@ -1,0 +1,481 @@
+/*
+ * bf_core.h
+ *		The pure C core of the bloomfilter extension: filter geometry, the
+ *		portable format and its validator, insert/probe, combining, estimates
+ *		and sizing math.
+ *
+ * No PostgreSQL header may be included here or in any src/core file: the
+ * core is unit-tested, fuzzed and benchmarked on its own (test/).
+ *
+ * A filter lives in one contiguous buffer laid out exactly as the portable
+ * format (see FORMAT.md beside this file): a BF_HEADER_SIZE-byte
+ * little-endian header followed by the bit array.  The PostgreSQL datum is a
+ * varlena header followed by that buffer, so casting to bytea, sending and
+ * storing need no conversion.
+ */
+#ifndef BF_CORE_H
+#define BF_CORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#if !defined(XXH_VERSION_NUMBER) || XXH_VERSION_NUMBER < 800
+#error "xxHash 0.8.0 or later is required: XXH3-64 output is frozen only since 0.8.0"
+#endif
+
+/* ---- the portable format ---- */
+
+#define BF_MAGIC_0 'B'
+#define BF_MAGIC_1 'L'
+#define BF_MAGIC_2 'M'
+#define BF_MAGIC_3 'F'
+#define BF_FORMAT_VERSION 1
+
+/*
+ * Header offsets.  52 bytes so that, behind PostgreSQL's 4-byte varlena
+ * header, the bit array starts 8-byte aligned (4 + 52 = 56).
+ */
+#define BF_OFF_MAGIC	0			/* 4 bytes "BLMF" */
+#define BF_OFF_VERSION	4			/* uint16 */
+#define BF_OFF_LAYOUT	6			/* uint8 */
+#define BF_OFF_HASHES	7			/* uint8 */
+#define BF_OFF_SEED		8			/* uint64 */
+#define BF_OFF_NBITS	16			/* uint64 */
+#define BF_OFF_ADDED	24			/* uint64 */
+#define BF_OFF_FAMILY	32			/* uint16 */
+#define BF_OFF_FLAGS	34			/* uint16, must be 0 */
+#define BF_OFF_TYPETAG	36			/* uint32 */
+#define BF_OFF_RESERVED 40			/* uint32, must be 0 */
+#define BF_OFF_CHECKSUM 44			/* uint64 */
+#define BF_HEADER_SIZE	52
+
+/* Layouts */
+#define BF_LAYOUT_CLASSIC	1
+#define BF_LAYOUT_BLOCKED	2
+
+/* A blocked filter keeps all of a key's bits in one 64-byte cache line. */
+#define BF_BLOCK_BITS	512
+#define BF_BLOCK_BYTES	64
+
+#define BF_MIN_HASHES	1
+#define BF_MAX_HASHES	32
+
+/*
+ * Largest filter: the whole buffer plus PostgreSQL's 4-byte varlena header
+ * must stay within the 1 GB allocation limit (0x3fffffff bytes).  Kept a
+ * multiple of 512 bits so both layouts share one bound.
+ */
+#define BF_MAX_TOTAL_BYTES	((uint64_t) 0x3fffffff - 4)
+#define BF_MAX_NBITS \
+	((((BF_MAX_TOTAL_BYTES - BF_HEADER_SIZE) / BF_BLOCK_BYTES) * BF_BLOCK_BYTES) * 8)
+
+/*
+ * Key families: values of different SQL types hash alike when their family
+ * is the same (int2/int4/int8 are "integer", float4/float8 are "float" ...).
+ * A filter records the family of the keys it holds; BF_FAMILY_NONE means no
+ * key has been added yet.  BF_FAMILY_OTHER keys are hashed from the type's
+ * binary send output and the header's type tag tells which type.
+ */
+typedef enum bf_family
+{
+	BF_FAMILY_NONE = 0,
+	BF_FAMILY_INTEGER = 1,
+	BF_FAMILY_FLOAT = 2,
+	BF_FAMILY_NUMERIC = 3,
+	BF_FAMILY_TEXT = 4,
+	BF_FAMILY_BYTEA = 5,
+	BF_FAMILY_UUID = 6,
+	BF_FAMILY_BOOL = 7,
+	BF_FAMILY_DATE = 8,
+	BF_FAMILY_TIMESTAMP = 9,
+	BF_FAMILY_TIMESTAMPTZ = 10,
+	BF_FAMILY_OTHER = 11
+} bf_family;
+
+#define BF_FAMILY_MAX BF_FAMILY_OTHER
+
+/* Validation results: one code per thing that can be wrong with a buffer. */
+typedef enum bf_status
+{
+	BF_OK = 0,
+	BF_ERR_TRUNCATED,			/* shorter than a header */
+	BF_ERR_MAGIC,				/* not a bloomfilter at all */
+	BF_ERR_VERSION,				/* a format version we do not read */
+	BF_ERR_LAYOUT,				/* unknown layout byte */
+	BF_ERR_HASHES,				/* k out of range */
+	BF_ERR_NBITS,				/* m zero, too large or not a whole block */
+	BF_ERR_SIZE,				/* length does not match m */
+	BF_ERR_FAMILY,				/* unknown key family or bad type tag */
+	BF_ERR_RESERVED,			/* flags or reserved bytes not zero */
+	BF_ERR_CHECKSUM,			/* bytes altered after they were written */
+	BF_ERR_ADDED				/* bits set but no key was ever added */
+} bf_status;
+
+/*
+ * A decoded view of a filter buffer.  "bits" points into the buffer; the
+ * view never owns memory.
+ */
+typedef struct bf_view
+{
+	uint8_t		layout;			/* BF_LAYOUT_* */
+	uint8_t		hashes;			/* k */
+	uint16_t	family;			/* bf_family */
+	uint32_t	type_tag;		/* which type, for BF_FAMILY_OTHER */
+	uint64_t	seed;			/* hash seed */
+	uint64_t	nbits;			/* m; a multiple of 64 (classic) or 512 */
+	uint64_t	added;			/* add operations performed (saturating) */
+	uint8_t    *bits;			/* nbits / 8 bytes */
+} bf_view;
+
+/* ---- little-endian field access ---- */
+
+static inline uint64_t
+bf_load_le64(const uint8_t *p)
+{
+	return (uint64_t) p[0] | ((uint64_t) p[1] << 8) | ((uint64_t) p[2] << 16) |
+		((uint64_t) p[3] << 24) | ((uint64_t) p[4] << 32) |
+		((uint64_t) p[5] << 40) | ((uint64_t) p[6] << 48) |
+		((uint64_t) p[7] << 56);
+}
+
+static inline void
+bf_store_le64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t) (v >> (8 * i));
+}
+
+static inline uint32_t
+bf_load_le32(const uint8_t *p)
+{
+	return (uint32_t) p[0] | ((uint32_t) p[1] << 8) | ((uint32_t) p[2] << 16) |
+		((uint32_t) p[3] << 24);
+}
+
+static inline void
+bf_store_le32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t) (v >> (8 * i));
+}
+
+static inline uint16_t
+bf_load_le16(const uint8_t *p)
+{
+	return (uint16_t) (p[0] | (p[1] << 8));
+}
+
+static inline void
+bf_store_le16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t) v;
+	p[1] = (uint8_t) (v >> 8);
+}
+
+/* ---- hashing ---- */
+
+/* XXH3-64 of a canonical key encoding, seeded by the filter's seed. */
+static inline uint64_t
+bf_hash_bytes(uint64_t seed, const void *data, size_t len)
+{
+	return XXH3_64bits_withSeed(data, len, seed);
+}
+
+/*
+ * Integers are encoded as 8 little-endian bytes; the constant length lets
+ * the compiler inline XXH3's 4-8 byte path.
+ */
+static inline uint64_t
+bf_hash_int64(uint64_t seed, int64_t v)
+{
+	uint8_t		buf[8];
+
+	bf_store_le64(buf, (uint64_t) v);
+	return XXH3_64bits_withSeed(buf, 8, seed);
+}
+
+/* splitmix64's finalizer: a bijective mix giving the second hash. */
+static inline uint64_t
+bf_mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= UINT64_C(0xbf58476d1ce4e5b9);
+	x ^= x >> 27;
+	x *= UINT64_C(0x94d049bb133111eb);
+	x ^= x >> 31;
+	return x;
+}
+
+/*
+ * Map a uniformly distributed 64-bit value to [0, n) with the high bits
+ * (Lemire's multiply-shift).  Because it uses the high bits, position in an
+ * array of n*2^j bits shifted right by j equals position in an array of n:
+ * that is what lets filters whose sizes differ by a power of two fold.
+ */
+static inline uint64_t
+bf_range64(uint64_t x, uint64_t n)
+{
+	return (uint64_t) (((unsigned __int128) x * n) >> 64);
+}
+
+static inline uint32_t
+bf_range32(uint32_t x, uint32_t n)
+{
+	return (uint32_t) (((uint64_t) x * n) >> 32);
+}
+
+#define BF_BLOCK_MULT UINT32_C(0x9e3779b9)
+
+/* ---- insert and probe (the hot path, inlined) ---- */
+
+/*
+ * Classic layout: k positions over the whole array by enhanced double
+ * hashing (Dillinger & Manolios), computed in the 2^64 ring and mapped to
+ * [0, m) by multiply-shift.
+ */
+static inline void
+bf_classic_insert(uint8_t *bits, uint64_t nbits, int k, uint64_t h)
+{
+	uint64_t	x = h;
+	uint64_t	y = bf_mix64(h);
+
+	for (int i = 0; i < k; i++)
+	{
+		uint64_t	pos = bf_range64(x, nbits);
+
+		bits[pos >> 3] |= (uint8_t) (1u << (pos & 7));
+		x += y;
+		y += (uint64_t) i + 1;
+	}
+}
+
+static inline bool
+bf_classic_probe(const uint8_t *bits, uint64_t nbits, int k, uint64_t h)
+{
+	uint64_t	x = h;
+	uint64_t	y = bf_mix64(h);
+
+	for (int i = 0; i < k; i++)
+	{
+		uint64_t	pos = bf_range64(x, nbits);
+
+		if (!(bits[pos >> 3] & (1u << (pos & 7))))
+			return false;
+		x += y;
+		y += (uint64_t) i + 1;
+	}
+	return true;
+}
+
+/*
+ * Blocked layout: the high 32 bits of the hash choose a 512-bit block (by
+ * multiply-shift, so power-of-two size ratios fold); the low 32 bits,
+ * remultiplied by the golden ratio for each probe, give k bit positions
+ * inside the block from their top 9 bits (the scheme of RocksDB's
+ * FastLocalBloom).  One cache line per insert or probe.
+ */
+static inline void
+bf_blocked_insert(uint8_t *bits, uint64_t nbits, int k, uint64_t h)
+{
+	uint32_t	nblocks = (uint32_t) (nbits / BF_BLOCK_BITS);
+	uint8_t    *block = bits + (size_t) bf_range32((uint32_t) (h >> 32), nblocks) * BF_BLOCK_BYTES;
+	uint32_t	x = (uint32_t) h;
+
+	for (int i = 0; i < k; i++)
+	{
+		uint32_t	bit = x >> 23;
+
+		block[bit >> 3] |= (uint8_t) (1u << (bit & 7));
+		x *= BF_BLOCK_MULT;
+	}
+}
+
+static inline bool
+bf_blocked_probe(const uint8_t *bits, uint64_t nbits, int k, uint64_t h)
+{
+	uint32_t	nblocks = (uint32_t) (nbits / BF_BLOCK_BITS);
+	const uint8_t *block = bits + (size_t) bf_range32((uint32_t) (h >> 32), nblocks) * BF_BLOCK_BYTES;
+	uint32_t	x = (uint32_t) h;
+	bool		found = true;
+
+	/* No early exit: the line is in cache after the first test anyway. */
+	for (int i = 0; i < k; i++)
+	{
+		uint32_t	bit = x >> 23;
+
+		found &= (block[bit >> 3] >> (bit & 7)) & 1;
+		x *= BF_BLOCK_MULT;
+	}
+	return found;
+}
+
+/* Insert a hashed key; counts the add (saturating). */
+static inline void
+bf_insert_hash(bf_view *v, uint64_t h)
+{
+	if (v->layout == BF_LAYOUT_BLOCKED)
+		bf_blocked_insert(v->bits, v->nbits, v->hashes, h);
+	else
+		bf_classic_insert(v->bits, v->nbits, v->hashes, h);
+	if (v->added != UINT64_MAX)
+		v->added++;
+}
+
+static inline bool
+bf_probe_hash(const bf_view *v, uint64_t h)
+{
+	if (v->layout == BF_LAYOUT_BLOCKED)
+		return bf_blocked_probe(v->bits, v->nbits, v->hashes, h);
+	return bf_classic_probe(v->bits, v->nbits, v->hashes, h);
+}
+
+/* ---- buffers and views (bf_format.c) ---- */
+
+/* Total buffer size (header + bits) of a filter of nbits bits. */
+static inline size_t
+bf_buffer_size(uint64_t nbits)
+{
+	return BF_HEADER_SIZE + (size_t) (nbits / 8);
+}
+
+/* Checks layout, k and m for a new filter; BF_OK or the reason. */
+extern bf_status bf_check_geometry(int layout, int hashes, uint64_t nbits);
+
+/*
+ * Writes an empty filter into buf (bf_buffer_size(nbits) bytes).  The
+ * geometry must have passed bf_check_geometry.
+ */
+extern void bf_init(uint8_t *buf, int layout, int hashes, uint64_t seed,
+					uint64_t nbits);
+
+/*
+ * Decodes a trusted buffer (one already validated) into a view.  No checks:
+ * use bf_validate for bytes from outside.
+ */
+extern void bf_view_of(uint8_t *buf, bf_view *v);
+
+/* Writes the view's header fields (added, family, type tag) back. */
+extern void bf_store_header(uint8_t *buf, const bf_view *v);
+
+/* Checksum over the header (less the checksum field) and the bit array. */
+extern uint64_t bf_checksum(const uint8_t *buf, size_t len);
+
+/*
+ * Prepares a buffer for leaving the process: computes and stores the
+ * checksum.  Internally the checksum field is kept zero so that equal
+ * filters are equal bytes.
+ */
+extern void bf_seal(uint8_t *buf, size_t len);
+
+/* Clears the checksum field after a buffer was validated. */
+extern void bf_unseal(uint8_t *buf);
+
+/*
+ * Validates untrusted bytes in the portable format: every header field,
+ * the length against m, and the checksum.  Reads nothing outside
+ * [buf, buf + len).
+ */
+extern bf_status bf_validate(const uint8_t *buf, size_t len);
+
+/* A lower-case sentence fragment describing a status, for error messages. */
+extern const char *bf_status_message(bf_status st);
+
+extern const char *bf_layout_name(int layout);
+extern int	bf_layout_from_name(const char *name);	/* 0 if unknown */
+extern const char *bf_family_name(int family);
+
+/* ---- combining (bf_combine.c) ---- */
+
+typedef enum bf_compat
+{
+	BF_COMPAT_OK = 0,
+	BF_COMPAT_LAYOUT,
+	BF_COMPAT_HASHES,
+	BF_COMPAT_SEED,
+	BF_COMPAT_FAMILY,
+	BF_COMPAT_SIZE
+} bf_compat;
+
+/*
+ * Can a and b be combined?  Sizes are compatible when equal or when one is
+ * the other times a power of two (the larger folds).  On BF_COMPAT_OK,
+ * *nbits_out is the common (smaller) size.
+ */
+extern bf_compat bf_compatible(const bf_view *a, const bf_view *b,
+							   uint64_t *nbits_out);
+extern const char *bf_compat_message(bf_compat c);
+
+/*
+ * Folds src into dst, whose nbits divides src's by a power of two and
+ * whose other geometry is equal: OR of the bits that map to the same
+ * position.  dst's bits are ORed into, not overwritten.
+ */
+extern void bf_fold_or(bf_view *dst, const bf_view *src);
+
+/* dst |= src / dst &= src, same geometry. */
+extern void bf_or(bf_view *dst, const bf_view *src);
+extern void bf_and(bf_view *dst, const bf_view *src);
+
+/* Every bit set in sub is set in super (same geometry). */
+extern bool bf_is_superset(const bf_view *super, const bf_view *sub);
+
+/* Merged family of two compatible filters (NONE yields to the other). */
+extern void bf_merge_family(bf_view *dst, const bf_view *a, const bf_view *b);
+
+/* ---- estimates (bf_estimate.c) ---- */
+
+extern uint64_t bf_popcount(const bf_view *v);
+
+/* Swamidass & Baldi: n ~ -(m/k) ln(1 - X/m); per block for blocked. */
+extern double bf_est_cardinality(const bf_view *v);
+
+/* Probability that a key not in the set probes true, given the bits now. */
+extern double bf_est_fpr(const bf_view *v);
+
+/* ---- sizing math (bf_sizing.c) ---- */
+
+/* Textbook m = -n ln p / (ln 2)^2, rounded up. */
+extern double bf_optimal_bits(double n, double p);
+
+/* Textbook k = (m / n) ln 2, rounded, at least 1. */
+extern int	bf_optimal_hashes(double m, double n);
+
+/* Textbook (1 - e^(-kn/m))^k. */
+extern double bf_expected_fpr(double m, int k, double n);
+
+/*
+ * Expected FPR of a blocked filter of nblocks 512-bit blocks holding n
+ * keys: the mean over Poisson-distributed block loads of each block's FPR.
+ */
+extern double bf_blocked_expected_fpr(double nblocks, int k, double n);
+
+/*
+ * Smallest filter of the given layout that holds n distinct keys at a rate
+ * at most p: sets *nbits and *hashes.  Returns false when that filter
+ * would exceed BF_MAX_NBITS.
+ */
+extern bool bf_size_for(int layout, double n, double p, uint64_t *nbits,
+						int *hashes);
+
+/* ---- text codec (bf_base64.c) ---- */
+
+/* Base64 (RFC 4648, padded) length of len bytes. */
+extern size_t bf_base64_encoded_len(size_t len);
+
+/* Writes bf_base64_encoded_len(len) characters; no terminator. */
+extern void bf_base64_encode(const uint8_t *src, size_t len, char *dst);
+
+/*
+ * Decodes exactly srclen characters (padded base64, no white space) into
+ * dst, which must hold bf_base64_decoded_max(srclen) bytes.  Returns the
+ * byte count, or -1 when the text is not valid base64.
+ */
+extern size_t bf_base64_decoded_max(size_t srclen);
+extern long long bf_base64_decode(const char *src, size_t srclen, uint8_t *dst);
+
+#endif							/* BF_CORE_H */

@@ -1,0 +1,186 @@
+/*
+ * bf_sizing.c
+ *		Sizing math: the textbook formulas, and the search for the smallest
+ *		filter of each layout that really meets a target rate.
+ */
+#include <math.h>
+
+#include "bf_core.h"
+
+/* ln 2; BF_LN2 is not in ISO C */
+#define BF_LN2 0.69314718055994530942
+
+double
+bf_optimal_bits(double n, double p)
+{
+	return ceil(-n * log(p) / (BF_LN2 * BF_LN2));
+}
+
+int
+bf_optimal_hashes(double m, double n)
+{
+	double		k = round(m / n * BF_LN2);
+
+	if (!(k >= BF_MIN_HASHES))	/* also catches NaN */
+		return BF_MIN_HASHES;
+	if (k > BF_MAX_HASHES)
+		return BF_MAX_HASHES;
+	return (int) k;
+}
+
+double
+bf_expected_fpr(double m, int k, double n)
+{
+	return pow(-expm1(-(double) k * n / m), k);
+}
+
+/*
+ * A blocked filter's rate is the mean, over the Poisson-distributed number
+ * of keys that land in a block, of that block's own rate.  The textbook
+ * formula applied to the whole array ignores that some blocks get many
+ * more keys than the mean, and so undersizes the filter.
+ *
+ * XXX: bit positions within a block are treated as independent uniform
+ * draws; the golden-ratio remultiplication is close to that (the unit
+ * tests compare measured rates against this model).
+ */
+double
+bf_blocked_expected_fpr(double nblocks, int k, double n)
+{
+	double		lambda = n / nblocks;
+	double		spread,
+				lo,
+				hi,
+				sum = 0.0;
+	double		miss_per_key = pow(1.0 - 1.0 / BF_BLOCK_BITS, k);
+
+	if (lambda <= 0.0)
+		return 0.0;
+	spread = 12.0 * sqrt(lambda) + 30.0;
+	lo = floor(lambda - spread);
+	if (lo < 0)
+		lo = 0;
+	hi = ceil(lambda + spread);
+	for (double l = lo; l <= hi; l += 1.0)
+	{
+		double		pmf = exp(l * log(lambda) - lambda - lgamma(l + 1.0));
+		double		fill = 1.0 - pow(miss_per_key, l);
+
+		sum += pmf * pow(fill, k);
+	}
+	return sum;
+}
+
+/* Bits per key a blocked filter with k hashes needs for rate p. */
+static double
+blocked_bits_per_key(int k, double p)
+{
+	double		lo = 0.5,
+				hi = 4096.0;
+
+	if (bf_blocked_expected_fpr(1.0, k, BF_BLOCK_BITS / hi) > p)
+		return INFINITY;
+	for (int i = 0; i < 60 && hi - lo > 1e-4 * lo; i++)
+	{
+		double		mid = 0.5 * (lo + hi);
+
+		/* one key per block of BF_BLOCK_BITS / mid blocks: lambda = 512/mid */
+		if (bf_blocked_expected_fpr(1.0, k, BF_BLOCK_BITS / mid) > p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return hi;
+}
+
+static bool
+size_classic(double n, double p, uint64_t *nbits, int *hashes)
+{
+	double		m = ceil(bf_optimal_bits(n, p) / 64.0) * 64.0;
+
+	/*
+	 * The textbook m with a rounded k can miss p by a hair; grow m in small
+	 * steps until some k near the optimum meets it.
+	 */
+	for (;;)
+	{
+		int			k = bf_optimal_hashes(m, n);
+		int			best_k = k;
+		double		best = bf_expected_fpr(m, k, n);
+
+		for (int kk = k - 1; kk <= k + 1; kk++)
+		{
+			double		f;
+
+			if (kk < BF_MIN_HASHES || kk > BF_MAX_HASHES)
+				continue;
+			f = bf_expected_fpr(m, kk, n);
+			if (f < best)
+			{
+				best = f;
+				best_k = kk;
+			}
+		}
+		if (m > (double) BF_MAX_NBITS)
+			return false;
+		if (best <= p)
+		{
+			*nbits = (uint64_t) m;
+			*hashes = best_k;
+			return true;
+		}
+		m += fmax(64.0, ceil(m / 2048.0 / 64.0) * 64.0);
+	}
+}
+
+static bool
+size_blocked(double n, double p, uint64_t *nbits, int *hashes)
+{
+	double		best_c = INFINITY;
+	int			best_k = BF_MIN_HASHES;
+	double		nblocks;
+
+	/* bits per key is unimodal in k: walk up until it stops improving */
+	for (int k = BF_MIN_HASHES; k <= BF_MAX_HASHES; k++)
+	{
+		double		c = blocked_bits_per_key(k, p);
+
+		if (c < best_c)
+		{
+			best_c = c;
+			best_k = k;
+		}
+		else if (c > best_c * 1.02)
+			break;
+	}
+	if (!isfinite(best_c))
+		return false;
+
+	nblocks = ceil(n * best_c / BF_BLOCK_BITS);
+	if (nblocks < 1)
+		nblocks = 1;
+	/* the exact block count may round the rate up: add blocks until met */
+	while (bf_blocked_expected_fpr(nblocks, best_k, n) > p)
+	{
+		if (nblocks * BF_BLOCK_BITS > (double) BF_MAX_NBITS)
+			return false;
+		nblocks += fmax(1.0, ceil(nblocks / 4096.0));
+	}
+	if (nblocks * BF_BLOCK_BITS > (double) BF_MAX_NBITS)
+		return false;
+	*nbits = (uint64_t) nblocks * BF_BLOCK_BITS;
+	*hashes = best_k;
+	return true;
+}
+
+bool
+bf_size_for(int layout, double n, double p, uint64_t *nbits, int *hashes)
+{
+	if (!(n >= 1.0))
+		n = 1.0;
+	if (!(p > 0.0 && p < 1.0))
+		return false;
+	if (layout == BF_LAYOUT_BLOCKED)
+		return size_blocked(n, p, nbits, hashes);
+	return size_classic(n, p, nbits, hashes);
+}

@@ -1,0 +1,1724 @@
+/*
+ * test_core.c
+ *		Unit tests of the pure C core (src/core), without PostgreSQL.
+ *
+ * Built and run by "make check-core" under AddressSanitizer and
+ * UndefinedBehaviorSanitizer: every buffer handed to the core is allocated
+ * with exactly the length the core is told, so any read or write past it is
+ * reported (and aborts the run).
+ *
+ * No test framework: check() counts a named check as passed or failed and
+ * prints one line per failure with the details.  The program ends with the
+ * line "core: N passed, M failed" and exits non-zero when M > 0.  Checks
+ * that loop over many keys or cases count their failures and report once,
+ * with the first failing case, so one bug does not print a million lines.
+ *
+ * Everything is deterministic: keys and mutations come from a seeded
+ * splitmix64 generator, so a failure reproduces exactly.  Set the
+ * environment variable BF_TEST_VERBOSE to also print the measured figures
+ * (rates, bits per key, estimate errors) as lines starting with "#".
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bf_core.h"
+
+static int	n_passed = 0;
+static int	n_failed = 0;
+static bool verbose = false;
+
+/*
+ * Records one named check.  Returns ok so callers can skip work that only
+ * makes sense when the check passed.
+ */
+static bool check(bool ok, const char *name, const char *fmt,...)
+			__attribute__((format(printf, 3, 4)));
+
+static bool
+check(bool ok, const char *name, const char *fmt,...)
+{
+	va_list		ap;
+
+	if (ok)
+	{
+		n_passed++;
+		return true;
+	}
+	n_failed++;
+	printf("FAIL %s: ", name);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+	return false;
+}
+
+/* A measured figure, shown only with BF_TEST_VERBOSE. */
+static void info(const char *fmt,...) __attribute__((format(printf, 1, 2)));
+
+static void
+info(const char *fmt,...)
+{
+	va_list		ap;
+
+	if (!verbose)
+		return;
+	printf("# ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+/* Relative distance of a from b. */
+static double
+rel_err(double a, double b)
+{
+	return fabs(a - b) / fabs(b);
+}
+
+/* ---- deterministic randomness ---- */
+
+typedef struct rng
+{
+	uint64_t	s;
+} rng;
+
+/* splitmix64: tiny, fast, and good enough to drive tests. */
+static uint64_t
+rng_next(rng *r)
+{
+	uint64_t	z = (r->s += UINT64_C(0x9e3779b97f4a7c15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+/* Uniform in [0, n); n > 0.  The tiny modulo bias does not matter here. */
+static uint64_t
+rng_below(rng *r, uint64_t n)
+{
+	return rng_next(r) % n;
+}
+
+static void
+rng_fill(rng *r, uint8_t *p, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		p[i] = (uint8_t) rng_next(r);
+}
+
+/* malloc that never returns NULL for a zero length and dies on failure. */
+static void *
+xmalloc(size_t len)
+{
+	void	   *p = malloc(len ? len : 1);
+
+	if (p == NULL)
+	{
+		fprintf(stderr, "out of memory (%zu bytes)\n", len);
+		exit(2);
+	}
+	return p;
+}
+
+/*
+ * An exact-size copy of the first min(srclen, newlen) bytes of src, the rest
+ * zero.  Allocating exactly newlen bytes is what lets ASan see any read the
+ * core makes past the length it was given.
+ */
+static uint8_t *
+copy_exact(const uint8_t *src, size_t srclen, size_t newlen)
+{
+	uint8_t    *p = xmalloc(newlen);
+
+	memset(p, 0, newlen);
+	memcpy(p, src, srclen < newlen ? srclen : newlen);
+	return p;
+}
+
+/* ---- a filter in its own exact-size buffer ---- */
+
+typedef struct tfilter
+{
+	uint8_t    *buf;			/* bf_buffer_size(nbits) bytes */
+	size_t		len;
+	bf_view		v;				/* view into buf */
+} tfilter;
+
+static tfilter
+tf_new(int layout, int hashes, uint64_t seed, uint64_t nbits)
+{
+	tfilter		f;
+
+	if (bf_check_geometry(layout, hashes, nbits) != BF_OK)
+	{
+		fprintf(stderr, "test bug: bad geometry %d/%d/%" PRIu64 "\n",
+				layout, hashes, nbits);
+		exit(2);
+	}
+	f.len = bf_buffer_size(nbits);
+	f.buf = xmalloc(f.len);
+	bf_init(f.buf, layout, hashes, seed, nbits);
+	bf_view_of(f.buf, &f.v);
+	return f;
+}
+
+/* A filter sized by bf_size_for; dies if the size is refused. */
+static tfilter
+tf_sized(int layout, double n, double p, uint64_t seed)
+{
+	uint64_t	nbits;
+	int			k;
+
+	if (!bf_size_for(layout, n, p, &nbits, &k))
+	{
+		fprintf(stderr, "test bug: bf_size_for(%d, %g, %g) refused\n",
+				layout, n, p);
+		exit(2);
+	}
+	return tf_new(layout, k, seed, nbits);
+}
+
+static tfilter
+tf_copy(const tfilter *src)
+{
+	tfilter		f;
+
+	f.len = src->len;
+	f.buf = copy_exact(src->buf, src->len, src->len);
+	bf_view_of(f.buf, &f.v);
+	f.v.added = src->v.added;
+	f.v.family = src->v.family;
+	f.v.type_tag = src->v.type_tag;
+	return f;
+}
+
+static void
+tf_free(tfilter *f)
+{
+	free(f->buf);
+	f->buf = NULL;
+}
+
+/* Integer keys: the "integer" family, hashed as 8 little-endian bytes. */
+static void
+tf_add_int(tfilter *f, int64_t key)
+{
+	bf_insert_hash(&f->v, bf_hash_int64(f->v.seed, key));
+	f->v.family = BF_FAMILY_INTEGER;
+}
+
+static bool
+tf_has_int(const tfilter *f, int64_t key)
+{
+	return bf_probe_hash(&f->v, bf_hash_int64(f->v.seed, key));
+}
+
+static void
+tf_add_bytes(tfilter *f, const uint8_t *key, size_t len)
+{
+	bf_insert_hash(&f->v, bf_hash_bytes(f->v.seed, key, len));
+	f->v.family = BF_FAMILY_BYTEA;
+}
+
+static bool
+tf_has_bytes(const tfilter *f, const uint8_t *key, size_t len)
+{
+	return bf_probe_hash(&f->v, bf_hash_bytes(f->v.seed, key, len));
+}
+
+/* Writes the view's header fields back and seals, as before shipping. */
+static void
+tf_seal(tfilter *f)
+{
+	bf_store_header(f->buf, &f->v);
+	bf_seal(f->buf, f->len);
+}
+
+static bool
+tf_same_bits(const tfilter *a, const tfilter *b)
+{
+	return a->v.nbits == b->v.nbits &&
+		memcmp(a->v.bits, b->v.bits, a->v.nbits / 8) == 0;
+}
+
+static const int layouts[2] = {BF_LAYOUT_CLASSIC, BF_LAYOUT_BLOCKED};
+
+/*
+ * The byte-string key number i: lengths 0..300 so that every one of XXH3's
+ * input-length paths (0, 1-3, 4-8, 9-16, 17-128, 129-240, >240) is used.
+ * Keys of 8 bytes or more start with i and are distinct; shorter ones may
+ * repeat, which is harmless where they are used.
+ */
+static size_t
+bytes_key(uint64_t i, uint8_t *out)
+{
+	size_t		len = (size_t) ((i * 7) % 301);
+	rng			r = {i * 31 + 5};
+
+	rng_fill(&r, out, len);
+	if (len >= 8)
+		bf_store_le64(out, i);
+	return len;
+}
+
+/* ---- 1. geometry ---- */
+
+static void
+test_geometry(void)
+{
+	static const struct
+	{
+		int			layout;
+		int			hashes;
+		uint64_t	nbits;
+		bf_status	want;
+	}			cases[] = {
+		{BF_LAYOUT_CLASSIC, 7, 64, BF_OK},
+		{BF_LAYOUT_CLASSIC, 7, 128, BF_OK},
+		{BF_LAYOUT_BLOCKED, 7, 512, BF_OK},
+		{BF_LAYOUT_BLOCKED, 7, 1536, BF_OK},
+		{BF_LAYOUT_CLASSIC, 1, 64, BF_OK},
+		{BF_LAYOUT_CLASSIC, 32, 64, BF_OK},
+		{BF_LAYOUT_BLOCKED, 1, 512, BF_OK},
+		{BF_LAYOUT_BLOCKED, 32, 512, BF_OK},
+		{BF_LAYOUT_CLASSIC, 7, BF_MAX_NBITS, BF_OK},
+		{BF_LAYOUT_BLOCKED, 7, BF_MAX_NBITS, BF_OK},
+		{0, 7, 512, BF_ERR_LAYOUT},
+		{3, 7, 512, BF_ERR_LAYOUT},
+		{-1, 7, 512, BF_ERR_LAYOUT},
+		{255, 7, 512, BF_ERR_LAYOUT},
+		{BF_LAYOUT_CLASSIC, 0, 512, BF_ERR_HASHES},
+		{BF_LAYOUT_CLASSIC, 33, 512, BF_ERR_HASHES},
+		{BF_LAYOUT_BLOCKED, 0, 512, BF_ERR_HASHES},
+		{BF_LAYOUT_BLOCKED, 33, 512, BF_ERR_HASHES},
+		{BF_LAYOUT_BLOCKED, -1, 512, BF_ERR_HASHES},
+		{BF_LAYOUT_CLASSIC, 7, 0, BF_ERR_NBITS},
+		{BF_LAYOUT_BLOCKED, 7, 0, BF_ERR_NBITS},
+		{BF_LAYOUT_CLASSIC, 7, 63, BF_ERR_NBITS},
+		{BF_LAYOUT_CLASSIC, 7, 65, BF_ERR_NBITS},
+		{BF_LAYOUT_CLASSIC, 7, 8, BF_ERR_NBITS},
+		{BF_LAYOUT_BLOCKED, 7, 64, BF_ERR_NBITS},
+		{BF_LAYOUT_BLOCKED, 7, 576, BF_ERR_NBITS},
+		{BF_LAYOUT_BLOCKED, 7, 1024 + 256, BF_ERR_NBITS},
+		{BF_LAYOUT_CLASSIC, 7, BF_MAX_NBITS + 64, BF_ERR_NBITS},
+		{BF_LAYOUT_BLOCKED, 7, BF_MAX_NBITS + 512, BF_ERR_NBITS},
+		{BF_LAYOUT_CLASSIC, 7, UINT64_MAX - 63, BF_ERR_NBITS},
+		{BF_LAYOUT_BLOCKED, 7, UINT64_MAX - 511, BF_ERR_NBITS},
+		{BF_LAYOUT_BLOCKED, 7, UINT64_C(1) << 63, BF_ERR_NBITS},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		bf_status	got = bf_check_geometry(cases[i].layout, cases[i].hashes,
+											cases[i].nbits);
+
+		check(got == cases[i].want, "geometry",
+			  "bf_check_geometry(%d, %d, %" PRIu64 ") = %d, want %d",
+			  cases[i].layout, cases[i].hashes, cases[i].nbits,
+			  (int) got, (int) cases[i].want);
+	}
+
+	/*
+	 * The largest filter plus PostgreSQL's varlena header must fit a 1 GB
+	 * allocation, and the blocked block count must fit the 32-bit
+	 * multiply-shift.
+	 */
+	check(bf_buffer_size(BF_MAX_NBITS) + 4 <= (size_t) 0x3fffffff,
+		  "geometry: max size", "bf_buffer_size(BF_MAX_NBITS) = %zu",
+		  bf_buffer_size(BF_MAX_NBITS));
+	check(BF_MAX_NBITS % BF_BLOCK_BITS == 0 &&
+		  BF_MAX_NBITS / BF_BLOCK_BITS <= UINT32_MAX,
+		  "geometry: max blocks", "BF_MAX_NBITS = %" PRIu64,
+		  (uint64_t) BF_MAX_NBITS);
+
+	/* Names round-trip, and unknown ones are reported as such. */
+	for (int i = 0; i < 2; i++)
+		check(bf_layout_from_name(bf_layout_name(layouts[i])) == layouts[i],
+			  "geometry: layout names", "layout %d -> \"%s\"", layouts[i],
+			  bf_layout_name(layouts[i]));
+	check(bf_layout_from_name("Classic") == 0 &&
+		  bf_layout_from_name("") == 0 &&
+		  strcmp(bf_layout_name(3), "unknown") == 0,
+		  "geometry: unknown layout names", "accepted a bad name");
+	for (int a = BF_FAMILY_NONE; a <= BF_FAMILY_MAX; a++)
+	{
+		bool		ok = bf_family_name(a)[0] != '\0' &&
+			strcmp(bf_family_name(a), "unknown") != 0;
+
+		for (int b = BF_FAMILY_NONE; b < a; b++)
+			if (strcmp(bf_family_name(a), bf_family_name(b)) == 0)
+				ok = false;
+		check(ok, "geometry: family names", "family %d is \"%s\"", a,
+			  bf_family_name(a));
+	}
+	check(strcmp(bf_family_name(BF_FAMILY_MAX + 1), "unknown") == 0,
+		  "geometry: unknown family name", "got \"%s\"",
+		  bf_family_name(BF_FAMILY_MAX + 1));
+}
+
+/* ---- 2. insert and probe ---- */
+
+/*
+ * A Bloom filter may answer "maybe" for a key it never saw, but must never
+ * answer "no" for one it did: check every inserted key, for both layouts,
+ * integer and byte-string keys, and seeds including 0 and all-ones.
+ */
+static void
+test_no_false_negatives(void)
+{
+	static const uint64_t seeds[] = {0, 1, UINT64_C(0xdeadbeef), UINT64_MAX};
+	const int	nkeys = 120000;
+	uint8_t		key[301];
+
+	for (int li = 0; li < 2; li++)
+	{
+		for (size_t si = 0; si < sizeof(seeds) / sizeof(seeds[0]); si++)
+		{
+			tfilter		fi = tf_sized(layouts[li], nkeys, 0.01, seeds[si]);
+			tfilter		fb = tf_sized(layouts[li], nkeys, 0.01, seeds[si]);
+			rng			r = {seeds[si] ^ 0x1234};
+			int64_t		first_missing = -1;
+			int			missing = 0;
+
+			/* Spread-out integers, negative ones and the extremes too. */
+			for (int i = 0; i < nkeys; i++)
+				tf_add_int(&fi, (int64_t) rng_next(&r));
+			tf_add_int(&fi, INT64_MIN);
+			tf_add_int(&fi, INT64_MAX);
+			tf_add_int(&fi, 0);
+			r.s = seeds[si] ^ 0x1234;
+			for (int i = 0; i < nkeys; i++)
+			{
+				int64_t		k = (int64_t) rng_next(&r);
+
+				if (!tf_has_int(&fi, k))
+				{
+					if (missing++ == 0)
+						first_missing = k;
+				}
+			}
+			if (!tf_has_int(&fi, INT64_MIN) || !tf_has_int(&fi, INT64_MAX) ||
+				!tf_has_int(&fi, 0))
+				missing++;
+			check(missing == 0, "probe: no false negatives (int)",
+				  "%s seed %" PRIu64 ": %d of %d keys missing, first %" PRId64,
+				  bf_layout_name(layouts[li]), seeds[si], missing, nkeys + 3,
+				  first_missing);
+			check(fi.v.added == (uint64_t) nkeys + 3, "probe: added count",
+				  "added = %" PRIu64, fi.v.added);
+
+			for (int i = 0; i < nkeys; i++)
+			{
+				size_t		len = bytes_key((uint64_t) i, key);
+
+				tf_add_bytes(&fb, key, len);
+			}
+			missing = 0;
+			first_missing = -1;
+			for (int i = 0; i < nkeys; i++)
+			{
+				size_t		len = bytes_key((uint64_t) i, key);
+
+				if (!tf_has_bytes(&fb, key, len))
+				{
+					if (missing++ == 0)
+						first_missing = i;
+				}
+			}
+			check(missing == 0, "probe: no false negatives (bytes)",
+				  "%s seed %" PRIu64 ": %d of %d keys missing, first #%" PRId64,
+				  bf_layout_name(layouts[li]), seeds[si], missing, nkeys,
+				  first_missing);
+			tf_free(&fi);
+			tf_free(&fb);
+		}
+	}
+
+	/*
+	 * Extreme geometries: the smallest arrays, k = 1 and k = 32, and a
+	 * grossly overfull filter.  Still no false negatives.
+	 */
+	{
+		static const struct
+		{
+			int			layout;
+			int			hashes;
+			uint64_t	nbits;
+		}			g[] = {
+			{BF_LAYOUT_CLASSIC, 1, 64},
+			{BF_LAYOUT_CLASSIC, 32, 64},
+			{BF_LAYOUT_CLASSIC, 32, 64 * 1001},
+			{BF_LAYOUT_CLASSIC, 3, 64 * 3},
+			{BF_LAYOUT_BLOCKED, 1, 512},
+			{BF_LAYOUT_BLOCKED, 32, 512},
+			{BF_LAYOUT_BLOCKED, 32, 512 * 1001},
+			{BF_LAYOUT_BLOCKED, 5, 512 * 3},
+		};
+
+		for (size_t gi = 0; gi < sizeof(g) / sizeof(g[0]); gi++)
+		{
+			tfilter		f = tf_new(g[gi].layout, g[gi].hashes, 99, g[gi].nbits);
+			int			missing = 0;
+
+			for (int64_t i = 0; i < 20000; i++)
+				tf_add_int(&f, i * 1000003);
+			for (int64_t i = 0; i < 20000; i++)
+				if (!tf_has_int(&f, i * 1000003))
+					missing++;
+			check(missing == 0, "probe: no false negatives (extreme geometry)",
+				  "%s k=%d m=%" PRIu64 ": %d missing",
+				  bf_layout_name(g[gi].layout), g[gi].hashes, g[gi].nbits,
+				  missing);
+			tf_free(&f);
+		}
+	}
+
+	/*
+	 * The seed must change where keys go: otherwise filters for different
+	 * purposes would share false positives.  Also, an empty filter answers
+	 * "no" to everything and a probe does not change the bits.
+	 */
+	for (int li = 0; li < 2; li++)
+	{
+		tfilter		a = tf_sized(layouts[li], 1000, 0.01, 0);
+		tfilter		b = tf_sized(layouts[li], 1000, 0.01, 1);
+		tfilter		c = tf_sized(layouts[li], 1000, 0.01, 0);
+		int			hits = 0;
+
+		for (int64_t i = 0; i < 1000; i++)
+		{
+			tf_add_int(&a, i);
+			tf_add_int(&b, i);
+			hits += tf_has_int(&c, i);
+		}
+		check(!tf_same_bits(&a, &b), "probe: seeds differ",
+			  "%s: seeds 0 and 1 gave identical bits", bf_layout_name(layouts[li]));
+		check(hits == 0 && bf_popcount(&c.v) == 0, "probe: empty filter",
+			  "%s: %d hits in an empty filter", bf_layout_name(layouts[li]), hits);
+		tf_free(&a);
+		tf_free(&b);
+		tf_free(&c);
+	}
+
+	/* The added count saturates instead of wrapping to zero. */
+	{
+		tfilter		f = tf_new(BF_LAYOUT_CLASSIC, 3, 0, 64);
+
+		f.v.added = UINT64_MAX - 1;
+		tf_add_int(&f, 1);
+		tf_add_int(&f, 2);
+		check(f.v.added == UINT64_MAX, "probe: added saturates",
+			  "added = %" PRIu64, f.v.added);
+		tf_free(&f);
+	}
+}
+
+/* ---- 3. measured false-positive rate ---- */
+
+/*
+ * Fills a filter sized by bf_size_for with n keys and probes it with
+ * non-members: the measured rate must be close to the target, and to what
+ * the filter's own estimate and the sizing model predict.  The upper bound
+ * catches undersizing (a broken hash or sizing model), the lower one
+ * gross oversizing.
+ */
+static void
+test_measured_fpr(void)
+{
+	static const double ps[] = {0.01, 0.001};
+	const int	n = 200000;
+	const int64_t nprobes = 2000000;
+	const int64_t probe_base = INT64_C(1) << 40;
+
+	for (int li = 0; li < 2; li++)
+	{
+		for (int pi = 0; pi < 2; pi++)
+		{
+			double		p = ps[pi];
+			tfilter		f = tf_sized(layouts[li], n, p, 42);
+			int64_t		fp = 0;
+			double		measured,
+						est,
+						model;
+
+			for (int64_t i = 0; i < n; i++)
+				tf_add_int(&f, i);
+			for (int64_t i = 0; i < nprobes; i++)
+				fp += tf_has_int(&f, probe_base + i);
+			measured = (double) fp / (double) nprobes;
+			est = bf_est_fpr(&f.v);
+			if (layouts[li] == BF_LAYOUT_BLOCKED)
+				model = bf_blocked_expected_fpr((double) f.v.nbits / BF_BLOCK_BITS,
+												f.v.hashes, n);
+			else
+				model = bf_expected_fpr((double) f.v.nbits, f.v.hashes, n);
+
+			info("fpr %s p=%g: m=%" PRIu64 " k=%d bits/key=%.3f measured=%.6f "
+				 "(%.3fp) est=%.6f model=%.6f",
+				 bf_layout_name(layouts[li]), p, f.v.nbits, f.v.hashes,
+				 (double) f.v.nbits / n, measured, measured / p, est, model);
+
+			check(measured <= 1.25 * p, "fpr: measured within 1.25p",
+				  "%s p=%g: measured %.6f over %" PRId64 " probes",
+				  bf_layout_name(layouts[li]), p, measured, nprobes);
+			check(measured > 0.5 * p, "fpr: measured above 0.5p",
+				  "%s p=%g: measured %.6f, filter oversized?",
+				  bf_layout_name(layouts[li]), p, measured);
+			check(rel_err(est, measured) <= 0.15, "fpr: bf_est_fpr",
+				  "%s p=%g: estimate %.6f vs measured %.6f",
+				  bf_layout_name(layouts[li]), p, est, measured);
+			check(rel_err(model, measured) <= 0.15, "fpr: sizing model",
+				  "%s p=%g: model %.6f vs measured %.6f",
+				  bf_layout_name(layouts[li]), p, model, measured);
+			tf_free(&f);
+		}
+	}
+}
+
+/* ---- 4. sizing ---- */
+
+/* The model's rate for what bf_size_for chose. */
+static double
+model_fpr(int layout, uint64_t nbits, int k, double n)
+{
+	if (layout == BF_LAYOUT_BLOCKED)
+		return bf_blocked_expected_fpr((double) nbits / BF_BLOCK_BITS, k, n);
+	return bf_expected_fpr((double) nbits, k, n);
+}
+
+static void
+test_sizing(void)
+{
+	static const double ns[] = {1, 2, 10, 100, 1000, 12345, 1e5, 1e6, 1e7, 1e8};
+	static const double ps[] = {0.5, 0.1, 0.05, 0.01, 0.001, 1e-4, 1e-6, 1e-9};
+
+	/* The textbook formulas, checked against values computed by hand. */
+	check(bf_optimal_bits(1e6, 0.01) == 9585059.0, "sizing: bf_optimal_bits",
+		  "bf_optimal_bits(1e6, 0.01) = %.1f, want 9585059",
+		  bf_optimal_bits(1e6, 0.01));
+	check(bf_optimal_hashes(9585059, 1e6) == 7, "sizing: bf_optimal_hashes",
+		  "bf_optimal_hashes(9585059, 1e6) = %d, want 7",
+		  bf_optimal_hashes(9585059, 1e6));
+	check(bf_optimal_hashes(1, 1e9) == BF_MIN_HASHES &&
+		  bf_optimal_hashes(1e9, 1) == BF_MAX_HASHES &&
+		  bf_optimal_hashes(NAN, 1) == BF_MIN_HASHES,
+		  "sizing: bf_optimal_hashes clamps", "%d %d %d",
+		  bf_optimal_hashes(1, 1e9), bf_optimal_hashes(1e9, 1),
+		  bf_optimal_hashes(NAN, 1));
+	{
+		static const struct
+		{
+			double		m;
+			int			k;
+			double		n;
+		}			t[] = {
+			{9585059, 7, 1e6}, {1000, 1, 10}, {64, 32, 1}, {1e9, 20, 1e7},
+			{8192, 5, 8192}, {100, 3, 1000},
+		};
+
+		for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		{
+			double		want = pow(1.0 - exp(-t[i].k * t[i].n / t[i].m), t[i].k);
+			double		got = bf_expected_fpr(t[i].m, t[i].k, t[i].n);
+
+			check(rel_err(got, want) < 1e-9, "sizing: bf_expected_fpr",
+				  "bf_expected_fpr(%g, %d, %g) = %.12g, want %.12g",
+				  t[i].m, t[i].k, t[i].n, got, want);
+		}
+		check(fabs(bf_expected_fpr(9585059, 7, 1e6) - 0.01) < 0.0005,
+			  "sizing: textbook 1%", "rate %.6f",
+			  bf_expected_fpr(9585059, 7, 1e6));
+	}
+
+	/*
+	 * The blocked model must be worse than the classic one at the same
+	 * size (uneven block loads) and tend to it for large blocks' worth of
+	 * keys; and it is zero for an empty filter.
+	 */
+	check(bf_blocked_expected_fpr(1000, 7, 0) == 0.0, "sizing: blocked model empty",
+		  "%g", bf_blocked_expected_fpr(1000, 7, 0));
+	check(bf_blocked_expected_fpr(1000, 7, 50000) >
+		  bf_expected_fpr(512000, 7, 50000),
+		  "sizing: blocked model above classic", "%g <= %g",
+		  bf_blocked_expected_fpr(1000, 7, 50000),
+		  bf_expected_fpr(512000, 7, 50000));
+
+	/* Every answer meets the model, has a legal geometry, is not absurd. */
+	for (int li = 0; li < 2; li++)
+	{
+		int			layout = layouts[li];
+
+		for (size_t ni = 0; ni < sizeof(ns) / sizeof(ns[0]); ni++)
+		{
+			for (size_t pi = 0; pi < sizeof(ps) / sizeof(ps[0]); pi++)
+			{
+				uint64_t	nbits = 0;
+				int			k = 0;
+				bool		ok = bf_size_for(layout, ns[ni], ps[pi], &nbits, &k);
+				double		fpr;
+
+				if (!check(ok, "sizing: bf_size_for accepts",
+						   "%s n=%g p=%g refused", bf_layout_name(layout),
+						   ns[ni], ps[pi]))
+					continue;
+				fpr = model_fpr(layout, nbits, k, ns[ni]);
+				check(fpr <= ps[pi], "sizing: meets the model",
+					  "%s n=%g p=%g: m=%" PRIu64 " k=%d gives %.6g",
+					  bf_layout_name(layout), ns[ni], ps[pi], nbits, k, fpr);
+				check(bf_check_geometry(layout, k, nbits) == BF_OK &&
+					  nbits % (layout == BF_LAYOUT_BLOCKED ? 512 : 64) == 0,
+					  "sizing: legal geometry",
+					  "%s n=%g p=%g: m=%" PRIu64 " k=%d",
+					  bf_layout_name(layout), ns[ni], ps[pi], nbits, k);
+
+				/*
+				 * Not oversized: at most one granule (64 bits, one block)
+				 * or 3% above the textbook optimum for classic; at most
+				 * 1.6 times it for blocked (its penalty is ~10% at 1% and
+				 * grows as p shrinks).
+				 */
+				if (layout == BF_LAYOUT_CLASSIC)
+				{
+					double		opt = bf_optimal_bits(ns[ni], ps[pi]);
+
+					check(nbits >= opt - 0.5 &&
+						  (nbits <= opt * 1.03 || nbits <= opt + 64),
+						  "sizing: classic near bf_optimal_bits",
+						  "n=%g p=%g: m=%" PRIu64 ", optimum %.0f (%.4f)",
+						  ns[ni], ps[pi], nbits, opt, nbits / opt);
+				}
+				else
+				{
+					double		opt = bf_optimal_bits(ns[ni], ps[pi]);
+
+					check(nbits <= opt * 1.6 || nbits <= opt + 512,
+						  "sizing: blocked not oversized",
+						  "n=%g p=%g: m=%" PRIu64 ", classic optimum %.0f",
+						  ns[ni], ps[pi], nbits, opt);
+				}
+			}
+		}
+	}
+
+	/* Bits per key at 1%, large n; published figures are 10.0 to 10.5. */
+	{
+		uint64_t	nbits;
+		int			k;
+		double		bpk;
+
+		bf_size_for(BF_LAYOUT_BLOCKED, 1e6, 0.01, &nbits, &k);
+		bpk = nbits / 1e6;
+		info("sizing blocked 1%%: %.3f bits/key, k=%d", bpk, k);
+		check(bpk >= 9.5 && bpk <= 11.0, "sizing: blocked bits per key at 1%",
+			  "%.3f bits/key (k=%d)", bpk, k);
+		bf_size_for(BF_LAYOUT_BLOCKED, 1e6, 0.001, &nbits, &k);
+		info("sizing blocked 0.1%%: %.3f bits/key, k=%d", nbits / 1e6, k);
+		bf_size_for(BF_LAYOUT_CLASSIC, 1e6, 0.01, &nbits, &k);
+		bpk = nbits / 1e6;
+		info("sizing classic 1%%: %.3f bits/key, k=%d", bpk, k);
+		check(rel_err(nbits, bf_optimal_bits(1e6, 0.01)) <= 0.03,
+			  "sizing: classic bits per key at 1%", "%.3f bits/key (k=%d)", bpk, k);
+		bf_size_for(BF_LAYOUT_CLASSIC, 1e6, 0.001, &nbits, &k);
+		info("sizing classic 0.1%%: %.3f bits/key, k=%d", nbits / 1e6, k);
+	}
+
+	/*
+	 * Monotone: more keys never give a smaller filter, a looser rate never
+	 * a larger one.  Dense sweeps, since a search with rounding steps is
+	 * where a non-monotone glitch would hide.
+	 */
+	for (int li = 0; li < 2; li++)
+	{
+		int			layout = layouts[li];
+		static const double mono_p[] = {0.1, 0.01, 0.001};
+		static const double mono_n[] = {100, 10000, 1e6};
+
+		for (int pi = 0; pi < 3; pi++)
+		{
+			uint64_t	prev = 0;
+			double		prev_n = 0;
+			int			bad = 0;
+			char		first[160] = "";
+
+			for (double n = 1; n < 2e7; n = n < 200 ? n + 1 : ceil(n * 1.09))
+			{
+				uint64_t	nbits;
+				int			k;
+
+				bf_size_for(layout, n, mono_p[pi], &nbits, &k);
+				if (nbits < prev && bad++ == 0)
+					snprintf(first, sizeof(first),
+							 "n=%g gives %" PRIu64 " bits, n=%g gave %" PRIu64,
+							 n, nbits, prev_n, prev);
+				prev = nbits;
+				prev_n = n;
+			}
+			check(bad == 0, "sizing: monotone in n", "%s p=%g: %d drops, first %s",
+				  bf_layout_name(layout), mono_p[pi], bad, first);
+		}
+		for (int ni = 0; ni < 3; ni++)
+		{
+			uint64_t	prev = UINT64_MAX;
+			double		prev_p = 0;
+			int			bad = 0;
+			char		first[160] = "";
+
+			for (double p = 1e-8; p < 0.9; p *= 1.17)
+			{
+				uint64_t	nbits;
+				int			k;
+
+				bf_size_for(layout, mono_n[ni], p, &nbits, &k);
+				if (nbits > prev && bad++ == 0)
+					snprintf(first, sizeof(first),
+							 "p=%g gives %" PRIu64 " bits, p=%g gave %" PRIu64,
+							 p, nbits, prev_p, prev);
+				prev = nbits;
+				prev_p = p;
+			}
+			check(bad == 0, "sizing: monotone in p", "%s n=%g: %d rises, first %s",
+				  bf_layout_name(layout), mono_n[ni], bad, first);
+		}
+	}
+
+	/* Refusals: too large for 1 GB, and rates outside (0, 1). */
+	for (int li = 0; li < 2; li++)
+	{
+		int			layout = layouts[li];
+		static const double bad_p[] = {0.0, 1.0, -0.5, 1.5, NAN};
+		uint64_t	nbits = 12345;
+		int			k = 0;
+		bool		ok;
+
+		ok = bf_size_for(layout, 1e12, 1e-9, &nbits, &k);
+		check(!ok, "sizing: refuses too large", "%s n=1e12 p=1e-9: m=%" PRIu64,
+			  bf_layout_name(layout), nbits);
+		ok = bf_size_for(layout, 1e10, 0.01, &nbits, &k);
+		check(!ok, "sizing: refuses too large", "%s n=1e10 p=0.01: m=%" PRIu64,
+			  bf_layout_name(layout), nbits);
+		ok = bf_size_for(layout, INFINITY, 0.01, &nbits, &k);
+		check(!ok, "sizing: refuses infinite n", "%s: m=%" PRIu64,
+			  bf_layout_name(layout), nbits);
+		for (int i = 0; i < 5; i++)
+			check(!bf_size_for(layout, 1000, bad_p[i], &nbits, &k),
+				  "sizing: refuses bad p", "%s p=%g accepted",
+				  bf_layout_name(layout), bad_p[i]);
+
+		/* Just under the limit: accepted, and within it. */
+		ok = bf_size_for(layout, 7e8, 0.01, &nbits, &k);
+		check(ok && nbits <= BF_MAX_NBITS && bf_check_geometry(layout, k, nbits) == BF_OK,
+			  "sizing: near the limit", "%s n=7e8: ok=%d m=%" PRIu64,
+			  bf_layout_name(layout), ok, nbits);
+
+		/* n below 1 (no keys yet) is sized as for one key. */
+		{
+			uint64_t	m1,
+						m0;
+			int			k1,
+						k0;
+
+			ok = bf_size_for(layout, 1, 0.01, &m1, &k1) &&
+				bf_size_for(layout, 0, 0.01, &m0, &k0);
+			check(ok && m0 == m1 && k0 == k1, "sizing: n below 1",
+				  "%s: n=0 gives m=%" PRIu64 " k=%d, n=1 m=%" PRIu64 " k=%d",
+				  bf_layout_name(layout), m0, k0, m1, k1);
+		}
+	}
+}
+
+/* ---- 5. the portable format ---- */
+
+/* A sealed filter with some integer keys, the subject of the format tests. */
+static tfilter
+sealed_filter(int layout, uint64_t nbits, int nkeys)
+{
+	tfilter		f = tf_new(layout, 5, UINT64_C(0x0123456789abcdef), nbits);
+
+	for (int64_t i = 0; i < nkeys; i++)
+		tf_add_int(&f, i * 7919);
+	tf_seal(&f);
+	return f;
+}
+
+/* Ways of altering one header field, for the single-mutation table. */
+typedef struct field_case
+{
+	const char *what;
+	int			off;			/* byte offset, or -1 for "length" */
+	int			width;			/* 1, 2, 4 or 8 bytes */
+	uint64_t	value;
+	bf_status	want;
+} field_case;
+
+static void
+store_field(uint8_t *buf, int off, int width, uint64_t value)
+{
+	for (int i = 0; i < width; i++)
+		buf[off + i] = (uint8_t) (value >> (8 * i));
+}
+
+static void
+test_format_statuses(void)
+{
+	for (int li = 0; li < 2; li++)
+	{
+		int			layout = layouts[li];
+		tfilter		f = sealed_filter(layout, 4096, 200);
+		const char *ln = bf_layout_name(layout);
+		uint64_t	nbits = f.v.nbits;
+		const field_case cases[] = {
+			{"magic", BF_OFF_MAGIC, 1, 'b', BF_ERR_MAGIC},
+			{"magic", BF_OFF_MAGIC + 3, 1, 'G', BF_ERR_MAGIC},
+			{"magic", BF_OFF_MAGIC, 4, 0, BF_ERR_MAGIC},
+			{"version 2", BF_OFF_VERSION, 2, 2, BF_ERR_VERSION},
+			{"version 0", BF_OFF_VERSION, 2, 0, BF_ERR_VERSION},
+			{"version 0x0101", BF_OFF_VERSION, 2, 0x0101, BF_ERR_VERSION},
+			{"layout 0", BF_OFF_LAYOUT, 1, 0, BF_ERR_LAYOUT},
+			{"layout 3", BF_OFF_LAYOUT, 1, 3, BF_ERR_LAYOUT},
+			{"layout 255", BF_OFF_LAYOUT, 1, 255, BF_ERR_LAYOUT},
+			{"hashes 0", BF_OFF_HASHES, 1, 0, BF_ERR_HASHES},
+			{"hashes 33", BF_OFF_HASHES, 1, 33, BF_ERR_HASHES},
+			{"hashes 255", BF_OFF_HASHES, 1, 255, BF_ERR_HASHES},
+			{"nbits 0", BF_OFF_NBITS, 8, 0, BF_ERR_NBITS},
+			{"nbits odd", BF_OFF_NBITS, 8, nbits + 1, BF_ERR_NBITS},
+			{"nbits not a word", BF_OFF_NBITS, 8, nbits - 8, BF_ERR_NBITS},
+			{"nbits not a block", BF_OFF_NBITS, 8, nbits - 64,
+			layout == BF_LAYOUT_BLOCKED ? BF_ERR_NBITS : BF_ERR_SIZE},
+			{"nbits huge", BF_OFF_NBITS, 8, BF_MAX_NBITS + 512, BF_ERR_NBITS},
+			{"nbits max", BF_OFF_NBITS, 8, BF_MAX_NBITS, BF_ERR_SIZE},
+			{"nbits all ones", BF_OFF_NBITS, 8, UINT64_MAX, BF_ERR_NBITS},
+			{"nbits 2^63", BF_OFF_NBITS, 8, UINT64_C(1) << 63, BF_ERR_NBITS},
+			{"nbits doubled", BF_OFF_NBITS, 8, nbits * 2, BF_ERR_SIZE},
+			{"family 12", BF_OFF_FAMILY, 2, 12, BF_ERR_FAMILY},
+			{"family 0xffff", BF_OFF_FAMILY, 2, 0xffff, BF_ERR_FAMILY},
+			{"family other, tag 0", BF_OFF_FAMILY, 2, BF_FAMILY_OTHER, BF_ERR_FAMILY},
+			{"tag with integer", BF_OFF_TYPETAG, 4, 23, BF_ERR_FAMILY},
+			{"flags", BF_OFF_FLAGS, 2, 1, BF_ERR_RESERVED},
+			{"flags high", BF_OFF_FLAGS + 1, 1, 0x80, BF_ERR_RESERVED},
+			{"reserved", BF_OFF_RESERVED, 4, 1, BF_ERR_RESERVED},
+			{"reserved high", BF_OFF_RESERVED + 3, 1, 0x80, BF_ERR_RESERVED},
+			{"added 0", BF_OFF_ADDED, 8, 0, BF_ERR_ADDED},
+			{"family none", BF_OFF_FAMILY, 2, BF_FAMILY_NONE, BF_ERR_ADDED},
+			/* Fields that may hold anything: still valid. */
+			{"added huge", BF_OFF_ADDED, 8, UINT64_MAX, BF_OK},
+			{"seed", BF_OFF_SEED, 8, 0, BF_OK},
+			{"family text", BF_OFF_FAMILY, 2, BF_FAMILY_TEXT, BF_OK},
+		};
+		uint8_t    *p;
+		bf_status	st;
+
+		/* The sealed filter, and an empty one, are valid. */
+		st = bf_validate(f.buf, f.len);
+		check(st == BF_OK, "format: sealed filter valid", "%s: status %d", ln, (int) st);
+		{
+			tfilter		e = tf_new(layout, 7, 0, 512);
+
+			bf_seal(e.buf, e.len);
+			st = bf_validate(e.buf, e.len);
+			check(st == BF_OK, "format: empty filter valid", "%s: status %d", ln, (int) st);
+			tf_free(&e);
+		}
+
+		/*
+		 * Sealing writes the checksum; unsealing zeroes it (the in-memory
+		 * form), and sealing again restores the same bytes.
+		 */
+		{
+			tfilter		c = tf_copy(&f);
+
+			bf_unseal(c.buf);
+			check(bf_load_le64(c.buf + BF_OFF_CHECKSUM) == 0 &&
+				  bf_validate(c.buf, c.len) == BF_ERR_CHECKSUM,
+				  "format: unseal", "%s", ln);
+			bf_seal(c.buf, c.len);
+			check(memcmp(c.buf, f.buf, f.len) == 0 &&
+				  bf_load_le64(c.buf + BF_OFF_CHECKSUM) == bf_checksum(c.buf, c.len),
+				  "format: reseal", "%s", ln);
+			tf_free(&c);
+		}
+
+		/* The header is what FORMAT.md says, byte by byte. */
+		check(memcmp(f.buf, "BLMF", 4) == 0 &&
+			  bf_load_le16(f.buf + BF_OFF_VERSION) == BF_FORMAT_VERSION &&
+			  f.buf[BF_OFF_LAYOUT] == layout && f.buf[BF_OFF_HASHES] == 5 &&
+			  bf_load_le64(f.buf + BF_OFF_SEED) == UINT64_C(0x0123456789abcdef) &&
+			  f.buf[BF_OFF_SEED] == 0xef &&
+			  bf_load_le64(f.buf + BF_OFF_NBITS) == 4096 &&
+			  bf_load_le64(f.buf + BF_OFF_ADDED) == 200 &&
+			  bf_load_le16(f.buf + BF_OFF_FAMILY) == BF_FAMILY_INTEGER &&
+			  f.len == BF_HEADER_SIZE + 512,
+			  "format: header fields", "%s", ln);
+
+		/* Every proper prefix is too short to be a filter. */
+		for (size_t len = 0; len < BF_HEADER_SIZE; len++)
+		{
+			p = copy_exact(f.buf, f.len, len);
+			st = bf_validate(p, len);
+			check(st == BF_ERR_TRUNCATED, "format: truncated header",
+				  "%s: %zu bytes gave status %d", ln, len, (int) st);
+			free(p);
+		}
+
+		/* Truncated inside the bits, or one byte short or long. */
+		{
+			static const long deltas[] = {-1, +1, -8, +8, -64, +64, -511, -512};
+
+			for (size_t i = 0; i < sizeof(deltas) / sizeof(deltas[0]); i++)
+			{
+				size_t		len = (size_t) ((long) f.len + deltas[i]);
+
+				p = copy_exact(f.buf, f.len, len);
+				bf_seal(p, len);
+				st = bf_validate(p, len);
+				check(st == BF_ERR_SIZE, "format: length mismatch",
+					  "%s: length %+ld gave status %d", ln, deltas[i], (int) st);
+				free(p);
+			}
+		}
+
+		/*
+		 * Each field mutation, with the checksum recomputed (so that it is
+		 * the field that is rejected, not the checksum) and without (the
+		 * field checks come first, so the answer is the same).
+		 */
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		{
+			for (int reseal = 1; reseal >= 0; reseal--)
+			{
+				bf_status	want = cases[i].want;
+
+				p = copy_exact(f.buf, f.len, f.len);
+				store_field(p, cases[i].off, cases[i].width, cases[i].value);
+				if (reseal)
+					bf_seal(p, f.len);
+				else if (want == BF_OK || want == BF_ERR_ADDED)
+					want = BF_ERR_CHECKSUM;
+				st = bf_validate(p, f.len);
+				check(st == want, "format: field mutation",
+					  "%s: %s (%s) gave status %d, want %d", ln, cases[i].what,
+					  reseal ? "resealed" : "stale checksum", (int) st, (int) want);
+				free(p);
+			}
+		}
+
+		/* A type tag goes with "other" keys, and only with them. */
+		p = copy_exact(f.buf, f.len, f.len);
+		store_field(p, BF_OFF_FAMILY, 2, BF_FAMILY_OTHER);
+		store_field(p, BF_OFF_TYPETAG, 4, 600);
+		bf_seal(p, f.len);
+		st = bf_validate(p, f.len);
+		check(st == BF_OK, "format: other with tag", "%s: status %d", ln, (int) st);
+		store_field(p, BF_OFF_FAMILY, 2, BF_FAMILY_NONE);
+		bf_seal(p, f.len);
+		st = bf_validate(p, f.len);
+		check(st == BF_ERR_FAMILY, "format: none with tag", "%s: status %d", ln, (int) st);
+		free(p);
+
+		/*
+		 * Any flipped bit, in the bits or in a header field the structural
+		 * checks cannot catch (seed, added, k within range), breaks the
+		 * checksum; so does a corrupted checksum field.
+		 */
+		{
+			static const int flips[] = {
+				BF_HEADER_SIZE * 8, BF_HEADER_SIZE * 8 + 1234, (BF_HEADER_SIZE + 511) * 8 + 7,
+				BF_OFF_SEED * 8 + 3, BF_OFF_ADDED * 8 + 60, BF_OFF_HASHES * 8 + 1,
+				BF_OFF_CHECKSUM * 8, BF_OFF_CHECKSUM * 8 + 63,
+			};
+
+			for (size_t i = 0; i < sizeof(flips) / sizeof(flips[0]); i++)
+			{
+				p = copy_exact(f.buf, f.len, f.len);
+				p[flips[i] / 8] ^= (uint8_t) (1u << (flips[i] % 8));
+				st = bf_validate(p, f.len);
+				check(st == BF_ERR_CHECKSUM, "format: flipped bit",
+					  "%s: bit %d gave status %d", ln, flips[i], (int) st);
+				free(p);
+			}
+		}
+
+		/*
+		 * Bits set in a filter that records no key (family none) even with a
+		 * correct checksum: such a filter could not type-check its probes.
+		 */
+		{
+			tfilter		e = tf_new(layout, 5, 0, 4096);
+
+			e.v.bits[100] = 0x10;
+			bf_seal(e.buf, e.len);
+			st = bf_validate(e.buf, e.len);
+			check(st == BF_ERR_ADDED, "format: bits without keys",
+				  "%s: status %d", ln, (int) st);
+			e.v.bits[100] = 0;
+			e.v.bits[511] = 0x80;	/* the very last bit */
+			bf_seal(e.buf, e.len);
+			st = bf_validate(e.buf, e.len);
+			check(st == BF_ERR_ADDED, "format: last bit without keys",
+				  "%s: status %d", ln, (int) st);
+			tf_free(&e);
+		}
+		tf_free(&f);
+	}
+
+	/* Every status has its own message, and none is empty. */
+	for (int a = BF_OK; a <= BF_ERR_ADDED; a++)
+	{
+		const char *ma = bf_status_message((bf_status) a);
+		bool		ok = ma != NULL && ma[0] != '\0';
+
+		for (int b = BF_OK; ok && b < a; b++)
+			if (strcmp(ma, bf_status_message((bf_status) b)) == 0)
+				ok = false;
+		check(ok, "format: status messages", "status %d: \"%s\"", a, ma ? ma : "(null)");
+	}
+	for (int a = BF_COMPAT_OK; a <= BF_COMPAT_SIZE; a++)
+	{
+		const char *ma = bf_compat_message((bf_compat) a);
+		bool		ok = ma != NULL && ma[0] != '\0';
+
+		for (int b = BF_COMPAT_OK; ok && b < a; b++)
+			if (strcmp(ma, bf_compat_message((bf_compat) b)) == 0)
+				ok = false;
+		check(ok, "format: compat messages", "reason %d: \"%s\"", a, ma ? ma : "(null)");
+	}
+}
+
+/*
+ * Uses a buffer that bf_validate accepted the way the extension would:
+ * probe, insert, estimate, and combine it with a known-good filter.  Under
+ * ASan any out-of-bounds access aborts the run.  Returns a description of
+ * the first broken invariant, or NULL.
+ */
+static const char *
+exercise_valid(uint8_t *buf, size_t len, const tfilter *good, rng *r)
+{
+	bf_view		v;
+	uint64_t	nout;
+	double		est;
+	uint64_t	pop;
+
+	bf_view_of(buf, &v);
+	if (bf_check_geometry(v.layout, v.hashes, v.nbits) != BF_OK)
+		return "accepted a bad geometry";
+	if (bf_buffer_size(v.nbits) != len)
+		return "accepted a length that does not match nbits";
+	if (v.family > BF_FAMILY_MAX)
+		return "accepted a bad family";
+
+	pop = bf_popcount(&v);
+	if (pop > v.nbits)
+		return "popcount above nbits";
+	est = bf_est_cardinality(&v);
+	if (!isfinite(est) || est < 0)
+		return "cardinality estimate not finite";
+	est = bf_est_fpr(&v);
+	if (!(est >= 0.0 && est <= 1.0))
+		return "fpr estimate out of [0, 1]";
+
+	for (int i = 0; i < 64; i++)
+		(void) bf_probe_hash(&v, rng_next(r));
+
+	/* Combine with the good filter when the core says they combine. */
+	if (bf_compatible(&good->v, &v, &nout) == BF_COMPAT_OK)
+	{
+		tfilter		u = tf_new(v.layout, v.hashes, v.seed, nout);
+		tfilter		s = tf_new(v.layout, v.hashes, v.seed, nout);
+
+		if (bf_compatible(&v, &good->v, &nout) != BF_COMPAT_OK)
+			return "bf_compatible not symmetric";
+		bf_fold_or(&u.v, &good->v);
+		bf_fold_or(&u.v, &v);
+		bf_merge_family(&u.v, &good->v, &v);
+		bf_fold_or(&s.v, &v);
+		if (!bf_is_superset(&u.v, &s.v))
+			return "union is not a superset of its part";
+		bf_and(&s.v, &u.v);
+		bf_or(&s.v, &u.v);
+		if (!tf_same_bits(&s, &u))
+			return "(s & u) | u != u";
+		(void) bf_est_cardinality(&u.v);
+		(void) bf_est_fpr(&u.v);
+		tf_free(&u);
+		tf_free(&s);
+	}
+
+	/* Self-combination and inserting into it in place. */
+	if (!bf_is_superset(&v, &v))
+		return "a filter is not a superset of itself";
+	bf_or(&v, &v);
+	bf_and(&v, &v);
+	if (bf_popcount(&v) != pop)
+		return "v | v or v & v changed the bits";
+	for (int i = 0; i < 16; i++)
+	{
+		uint64_t	h = rng_next(r);
+
+		bf_insert_hash(&v, h);
+		if (!bf_probe_hash(&v, h))
+			return "inserted hash not found";
+	}
+	return NULL;
+}
+
+/*
+ * Applies one random mutation to *pbuf / *plen, reallocating to the exact
+ * new length when it changes.  Returns a short name of what was done.
+ */
+static const char *
+mutate(uint8_t **pbuf, size_t *plen, rng *r)
+{
+	static const struct
+	{
+		int			off;
+		int			width;
+	}			fields[] = {
+		{BF_OFF_MAGIC, 4}, {BF_OFF_VERSION, 2}, {BF_OFF_LAYOUT, 1},
+		{BF_OFF_HASHES, 1}, {BF_OFF_SEED, 8}, {BF_OFF_NBITS, 8},
+		{BF_OFF_ADDED, 8}, {BF_OFF_FAMILY, 2}, {BF_OFF_FLAGS, 2},
+		{BF_OFF_TYPETAG, 4}, {BF_OFF_RESERVED, 4}, {BF_OFF_CHECKSUM, 8},
+	};
+	uint8_t    *buf = *pbuf;
+	size_t		len = *plen;
+
+	switch (rng_below(r, 6))
+	{
+		case 0:
+			if (len == 0)
+				return "nothing";
+			buf[rng_below(r, len)] ^= (uint8_t) (1u << rng_below(r, 8));
+			return "bit flip";
+		case 1:
+			{
+				static const uint8_t vals[] = {0x00, 0xff};
+
+				if (len == 0)
+					return "nothing";
+				buf[rng_below(r, len)] = rng_below(r, 3) == 2 ?
+					(uint8_t) rng_next(r) : vals[rng_below(r, 2)];
+				return "byte overwrite";
+			}
+		case 2:
+			{
+				/* Mostly short cuts (inside the header), sometimes anywhere. */
+				size_t		newlen = rng_below(r, 2) ?
+					(size_t) rng_below(r, BF_HEADER_SIZE + 1) :
+					(size_t) rng_below(r, len + 1);
+
+				*pbuf = copy_exact(buf, len, newlen);
+				*plen = newlen;
+				free(buf);
+				return "truncation";
+			}
+		case 3:
+			{
+				/*
+				 * Longer buffers: a few stray bytes, or whole words or
+				 * blocks with nbits raised to match (a plausible larger
+				 * filter that the checksum then decides on).
+				 */
+				size_t		extra;
+				uint8_t    *p;
+
+				switch (rng_below(r, 3))
+				{
+					case 0:
+						extra = 1 + (size_t) rng_below(r, 16);
+						break;
+					case 1:
+						extra = 8 * (1 + (size_t) rng_below(r, 8));
+						break;
+					default:
+						extra = len > BF_HEADER_SIZE ? len - BF_HEADER_SIZE : 64;
+						break;
+				}
+				p = copy_exact(buf, len, len + extra);
+				if (rng_below(r, 2))
+					rng_fill(r, p + len, extra);
+				if (len >= BF_HEADER_SIZE && extra % 8 == 0 && rng_below(r, 4))
+					bf_store_le64(p + BF_OFF_NBITS,
+								  bf_load_le64(p + BF_OFF_NBITS) + extra * 8);
+				free(buf);
+				*pbuf = p;
+				*plen = len + extra;
+				return "extension";
+			}
+		default:
+			{
+				/* A header field set to an extreme or a plausible value. */
+				int			fi = (int) rng_below(r, sizeof(fields) / sizeof(fields[0]));
+				int			off = fields[fi].off;
+				int			width = fields[fi].width;
+				uint64_t	ones = width == 8 ? UINT64_MAX :
+					(UINT64_C(1) << (8 * width)) - 1;
+				uint64_t	value;
+
+				switch (rng_below(r, 8))
+				{
+					case 0:
+						value = 0;
+						break;
+					case 1:
+						value = ones;
+						break;
+					case 2:
+						value = UINT64_C(1) << (8 * width - 1);
+						break;
+					case 3:
+						value = rng_next(r) & ones;
+						break;
+					case 4:
+						value = rng_below(r, 40);
+						break;
+					case 5:
+						value = ones - rng_below(r, 4);
+						break;
+					case 6:
+						/* sizes near this length's, for nbits */
+						value = (len > BF_HEADER_SIZE ? (len - BF_HEADER_SIZE) * 8 : 0) +
+							(uint64_t) ((int64_t) rng_below(r, 17) - 8) * 64;
+						break;
+					default:
+						value = rng_below(r, 2) ? BF_MAX_NBITS : BF_MAX_NBITS + 512;
+						break;
+				}
+				if ((size_t) (off + width) > len)
+					return "nothing";
+				store_field(buf, off, width, value & ones);
+				return "header field";
+			}
+	}
+}
+
+/*
+ * About 20000 random mutations of valid filters.  bf_validate must read
+ * nothing past the length it is given (ASan), and whatever it accepts must
+ * be safe to use.  In half of the cases the checksum is recomputed so that
+ * the checks behind it (the added-count check, and acceptance itself) are
+ * reached.
+ */
+static void
+test_format_mutations(void)
+{
+	tfilter		bases[4];
+	rng			r = {20240611};
+	int			counts[BF_ERR_ADDED + 1] = {0};
+	int			broken = 0;
+	char		first[200] = "";
+	const int	iterations = 20000;
+
+	bases[0] = sealed_filter(BF_LAYOUT_CLASSIC, 2048, 150);
+	bases[1] = sealed_filter(BF_LAYOUT_BLOCKED, 2048, 150);
+	bases[2] = sealed_filter(BF_LAYOUT_CLASSIC, 64, 3);
+	bases[3] = tf_new(BF_LAYOUT_BLOCKED, 5, UINT64_C(0x0123456789abcdef), 512);
+	bf_seal(bases[3].buf, bases[3].len);	/* empty, family none */
+
+	for (int it = 0; it < iterations; it++)
+	{
+		const tfilter *base = &bases[it % 4];
+		size_t		len = base->len;
+		uint8_t    *p = copy_exact(base->buf, base->len, len);
+		int			nmut = 1 + (int) rng_below(&r, 3);
+		const char *what = "";
+		bf_status	st,
+					st2;
+
+		for (int m = 0; m < nmut; m++)
+			what = mutate(&p, &len, &r);
+		if (len >= BF_HEADER_SIZE && rng_below(&r, 2))
+			bf_seal(p, len);
+
+		st = bf_validate(p, len);
+		st2 = bf_validate(p, len);
+		if ((int) st < BF_OK || (int) st > BF_ERR_ADDED)
+		{
+			if (broken++ == 0)
+				snprintf(first, sizeof(first), "iteration %d (%s): status %d",
+						 it, what, (int) st);
+		}
+		else
+			counts[st]++;
+		if (st != st2 && broken++ == 0)
+			snprintf(first, sizeof(first), "iteration %d (%s): status %d then %d",
+					 it, what, (int) st, (int) st2);
+		if (st == BF_OK)
+		{
+			const char *why = exercise_valid(p, len, &bases[it % 2], &r);
+
+			if (why != NULL && broken++ == 0)
+				snprintf(first, sizeof(first), "iteration %d (%s): %s",
+						 it, what, why);
+		}
+		free(p);
+	}
+
+	info("mutations: ok=%d truncated=%d magic=%d version=%d layout=%d hashes=%d "
+		 "nbits=%d size=%d family=%d reserved=%d checksum=%d added=%d",
+		 counts[BF_OK], counts[BF_ERR_TRUNCATED], counts[BF_ERR_MAGIC],
+		 counts[BF_ERR_VERSION], counts[BF_ERR_LAYOUT], counts[BF_ERR_HASHES],
+		 counts[BF_ERR_NBITS], counts[BF_ERR_SIZE], counts[BF_ERR_FAMILY],
+		 counts[BF_ERR_RESERVED], counts[BF_ERR_CHECKSUM], counts[BF_ERR_ADDED]);
+	check(broken == 0, "format: mutations", "%d broken, first %s", broken, first);
+
+	/*
+	 * The loop is only worth something if it reaches every outcome,
+	 * acceptance included.
+	 */
+	for (int s = BF_OK; s <= BF_ERR_ADDED; s++)
+		check(counts[s] > 0, "format: mutations reach every status",
+			  "status %d (%s) never returned", s, bf_status_message((bf_status) s));
+
+	for (int i = 0; i < 4; i++)
+		tf_free(&bases[i]);
+}
+
+/* ---- 6. base64 ---- */
+
+static bool
+b64_decodes_to(const char *text, const char *want)
+{
+	size_t		tlen = strlen(text);
+	uint8_t    *out = xmalloc(bf_base64_decoded_max(tlen));
+	long long	n = bf_base64_decode(text, tlen, out);
+	bool		ok = n == (long long) strlen(want) &&
+		memcmp(out, want, strlen(want)) == 0;
+
+	free(out);
+	return ok;
+}
+
+static bool
+b64_rejects(const char *text, size_t tlen)
+{
+	char	   *src = xmalloc(tlen);
+	uint8_t    *out = xmalloc(bf_base64_decoded_max(tlen));
+	long long	n;
+
+	memcpy(src, text, tlen);
+	n = bf_base64_decode(src, tlen, out);
+	free(src);
+	free(out);
+	return n == -1;
+}
+
+static void
+test_base64(void)
+{
+	static const char *const rfc[][2] = {
+		{"", ""}, {"f", "Zg=="}, {"fo", "Zm8="}, {"foo", "Zm9v"},
+		{"foob", "Zm9vYg=="}, {"fooba", "Zm9vYmE="}, {"foobar", "Zm9vYmFy"},
+	};
+	static const char *const bad[] = {
+		"Z", "Zg", "Zg=", "Zm9vY", "Zm9vYmF",	/* length not a multiple of 4 */
+		"Zm9v!A==", "Zm-v", "Zm_v", "Zm9\x7f", "Zm\xc3\xa9",	/* alphabet */
+		"Zm 9", "Zm9v\nYmE", "\tZm9", "Zm9v YmE=", "Zm9v\r\nYm",	/* white space */
+		"Zg==Zm9v", "Zm8=Zm9v", "Z=9v", "=m9v", "Zm=v",	/* '=' in the middle */
+		"====", "A===", "AA=A", "Zg=A",	/* padding in the wrong place */
+		"QR==", "Zh==", "Zm9=", "Zm+=",	/* non-canonical trailing bits */
+	};
+	rng			r = {64};
+
+	for (size_t i = 0; i < sizeof(rfc) / sizeof(rfc[0]); i++)
+	{
+		size_t		n = strlen(rfc[i][0]);
+		size_t		elen = bf_base64_encoded_len(n);
+		char	   *enc = xmalloc(elen);
+
+		bf_base64_encode((const uint8_t *) rfc[i][0], n, enc);
+		check(elen == strlen(rfc[i][1]) && memcmp(enc, rfc[i][1], elen) == 0,
+			  "base64: RFC 4648 encode", "\"%s\" -> \"%.*s\", want \"%s\"",
+			  rfc[i][0], (int) elen, enc, rfc[i][1]);
+		check(b64_decodes_to(rfc[i][1], rfc[i][0]), "base64: RFC 4648 decode",
+			  "\"%s\" did not decode to \"%s\"", rfc[i][1], rfc[i][0]);
+		free(enc);
+	}
+	check(b64_decodes_to("QQ==", "A"), "base64: canonical QQ==", "rejected");
+	check(b64_decodes_to("+/+/", "\xfb\xff\xbf"), "base64: + and /", "rejected");
+
+	/* Round trips of random bytes, every length up to 300. */
+	for (size_t n = 0; n <= 300; n++)
+	{
+		uint8_t    *src = xmalloc(n);
+		size_t		elen = bf_base64_encoded_len(n);
+		char	   *enc = xmalloc(elen);
+		uint8_t    *dec;
+		long long	got;
+		bool		alphabet_ok = true;
+
+		rng_fill(&r, src, n);
+		check(elen == 4 * ((n + 2) / 3), "base64: encoded length",
+			  "%zu bytes -> %zu characters", n, elen);
+		bf_base64_encode(src, n, enc);
+		for (size_t i = 0; i < elen; i++)
+			if (!(strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
+						 enc[i]) && enc[i] != '\0') &&
+				!(enc[i] == '=' && i >= elen - 2))
+				alphabet_ok = false;
+		check(alphabet_ok, "base64: output alphabet", "%zu bytes: \"%.*s\"",
+			  n, (int) elen, enc);
+		check(bf_base64_decoded_max(elen) >= n, "base64: decoded_max",
+			  "%zu < %zu", bf_base64_decoded_max(elen), n);
+		dec = xmalloc(bf_base64_decoded_max(elen));
+		got = bf_base64_decode(enc, elen, dec);
+		check(got == (long long) n && memcmp(dec, src, n) == 0,
+			  "base64: round trip", "%zu bytes: decoded %lld", n, got);
+
+		/* A non-alphabet character anywhere makes it invalid. */
+		if (elen > 0)
+		{
+			static const char junk[] = " \n\t!-_.*\0\x80";
+			size_t		pos = (size_t) rng_below(&r, elen);
+			char		save = enc[pos];
+
+			enc[pos] = junk[rng_below(&r, sizeof(junk) - 1)];
+			check(bf_base64_decode(enc, elen, dec) == -1, "base64: rejects junk",
+				  "%zu bytes, junk 0x%02x at %zu accepted", n,
+				  (unsigned char) enc[pos], pos);
+			enc[pos] = save;
+		}
+		/* Dropping the last character makes the length wrong. */
+		if (elen > 0)
+			check(bf_base64_decode(enc, elen - 1, dec) == -1,
+				  "base64: rejects short", "%zu bytes", n);
+		free(src);
+		free(enc);
+		free(dec);
+	}
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		check(b64_rejects(bad[i], strlen(bad[i])), "base64: rejects",
+			  "\"%s\" accepted", bad[i]);
+	/* An embedded NUL is just another bad character. */
+	check(b64_rejects("Zm\0v", 4), "base64: rejects NUL", "accepted");
+
+	/*
+	 * Every non-canonical final group is rejected: of the 16 (or 4)
+	 * spellings of the last bits, only the one with zero stray bits decodes.
+	 */
+	{
+		const char *alpha = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+		int			accepted1 = 0,
+					accepted2 = 0;
+
+		for (int c = 0; c < 64; c++)
+		{
+			char		t1[4] = {'Q', alpha[c], '=', '='};
+			char		t2[4] = {'Z', 'm', alpha[c], '='};
+
+			accepted1 += !b64_rejects(t1, 4);
+			accepted2 += !b64_rejects(t2, 4);
+		}
+		check(accepted1 == 4 && accepted2 == 16, "base64: canonical final group",
+			  "%d of 64 xx== and %d of 64 xxx= forms accepted, want 4 and 16",
+			  accepted1, accepted2);
+	}
+
+	/* A sealed filter survives the text form and validates after it. */
+	{
+		tfilter		f = sealed_filter(BF_LAYOUT_BLOCKED, 4096, 100);
+		size_t		elen = bf_base64_encoded_len(f.len);
+		char	   *enc = xmalloc(elen);
+		uint8_t    *dec = xmalloc(bf_base64_decoded_max(elen));
+		long long	got;
+
+		bf_base64_encode(f.buf, f.len, enc);
+		got = bf_base64_decode(enc, elen, dec);
+		check(got == (long long) f.len && memcmp(dec, f.buf, f.len) == 0 &&
+			  bf_validate(dec, (size_t) got) == BF_OK,
+			  "base64: filter round trip", "decoded %lld bytes", got);
+		free(enc);
+		free(dec);
+		tf_free(&f);
+	}
+}
+
+/* ---- 7. combining ---- */
+
+static void
+test_combining(void)
+{
+	for (int li = 0; li < 2; li++)
+	{
+		int			layout = layouts[li];
+		const char *ln = bf_layout_name(layout);
+		tfilter		a = tf_sized(layout, 60000, 0.01, 5);
+		tfilter		b = tf_new(layout, a.v.hashes, 5, a.v.nbits);
+		tfilter		ab = tf_new(layout, a.v.hashes, 5, a.v.nbits);
+		tfilter		c = tf_new(layout, a.v.hashes, 5, a.v.nbits);
+		tfilter		u,
+					x;
+		int			missing = 0;
+		uint64_t	nout = 0;
+
+		/* A = [0, 30000), B = [20000, 50000): 10000 keys in common. */
+		for (int64_t i = 0; i < 30000; i++)
+			tf_add_int(&a, i);
+		for (int64_t i = 20000; i < 50000; i++)
+			tf_add_int(&b, i);
+		for (int64_t i = 0; i < 50000; i++)
+			tf_add_int(&ab, i);
+		for (int64_t i = 0; i < 30000; i++)
+			tf_add_int(&c, (INT64_C(1) << 50) + i);
+
+		/* Union is exactly the filter of the union: OR is lossless. */
+		u = tf_copy(&a);
+		check(bf_compatible(&a.v, &b.v, &nout) == BF_COMPAT_OK && nout == a.v.nbits,
+			  "combine: same geometry compatible", "%s", ln);
+		bf_or(&u.v, &b.v);
+		check(tf_same_bits(&u, &ab), "combine: union is the filter of A|B", "%s", ln);
+
+		/* Intersection keeps every common key (it may keep more). */
+		x = tf_copy(&a);
+		bf_and(&x.v, &b.v);
+		for (int64_t i = 20000; i < 30000; i++)
+			if (!tf_has_int(&x, i))
+				missing++;
+		check(missing == 0, "combine: intersection keeps A&B",
+			  "%s: %d common keys missing", ln, missing);
+
+		check(bf_is_superset(&u.v, &a.v) && bf_is_superset(&u.v, &b.v),
+			  "combine: union is a superset", "%s", ln);
+		check(bf_is_superset(&a.v, &x.v) && bf_is_superset(&b.v, &x.v),
+			  "combine: intersection is a subset", "%s", ln);
+		check(!bf_is_superset(&a.v, &u.v), "combine: part is not a superset", "%s", ln);
+		check(!bf_is_superset(&c.v, &a.v) && !bf_is_superset(&a.v, &c.v),
+			  "combine: unrelated not a superset", "%s", ln);
+		check(bf_is_superset(&a.v, &a.v), "combine: superset of itself", "%s", ln);
+
+		/*
+		 * The superset test must look at every word, the last one
+		 * included.
+		 */
+		{
+			tfilter		e = tf_new(layout, a.v.hashes, 5, a.v.nbits);
+			tfilter		g = tf_new(layout, a.v.hashes, 5, a.v.nbits);
+
+			e.v.bits[e.v.nbits / 8 - 1] = 0x80;
+			check(!bf_is_superset(&g.v, &e.v) && bf_is_superset(&e.v, &g.v),
+				  "combine: superset sees the last word", "%s", ln);
+			tf_free(&e);
+			tf_free(&g);
+		}
+		tf_free(&a);
+		tf_free(&b);
+		tf_free(&ab);
+		tf_free(&c);
+		tf_free(&u);
+		tf_free(&x);
+	}
+
+	/* bf_compatible: every reason, and the sizes that fold. */
+	for (int li = 0; li < 2; li++)
+	{
+		int			layout = layouts[li];
+		int			other = layout == BF_LAYOUT_CLASSIC ? BF_LAYOUT_BLOCKED : BF_LAYOUT_CLASSIC;
+		const char *ln = bf_layout_name(layout);
+		const uint64_t m = 4096;
+		tfilter		base = tf_new(layout, 6, 77, m);
+		struct
+		{
+			const char *what;
+			tfilter		f;
+			bf_compat	want;
+			uint64_t	want_nbits;
+		}			cases[] = {
+			{"other layout", tf_new(other, 6, 77, m), BF_COMPAT_LAYOUT, 0},
+			{"other hashes", tf_new(layout, 7, 77, m), BF_COMPAT_HASHES, 0},
+			{"other seed", tf_new(layout, 6, 78, m), BF_COMPAT_SEED, 0},
+			{"other family", tf_new(layout, 6, 77, m), BF_COMPAT_FAMILY, 0},
+			{"other type tag", tf_new(layout, 6, 77, m), BF_COMPAT_FAMILY, 0},
+			{"size 3x", tf_new(layout, 6, 77, m * 3), BF_COMPAT_SIZE, 0},
+			{"size 6x", tf_new(layout, 6, 77, m * 6), BF_COMPAT_SIZE, 0},
+			{"size 1.125x", tf_new(layout, 6, 77, m + 512), BF_COMPAT_SIZE, 0},
+			{"size 1x", tf_new(layout, 6, 77, m), BF_COMPAT_OK, m},
+			{"size 2x", tf_new(layout, 6, 77, m * 2), BF_COMPAT_OK, m},
+			{"size 4x", tf_new(layout, 6, 77, m * 4), BF_COMPAT_OK, m},
+			{"size 1/8x", tf_new(layout, 6, 77, m / 8), BF_COMPAT_OK, m / 8},
+			{"family none", tf_new(layout, 6, 77, m), BF_COMPAT_OK, m},
+			{"family none, 4x", tf_new(layout, 6, 77, m * 4), BF_COMPAT_OK, m},
+		};
+		const int	ncases = (int) (sizeof(cases) / sizeof(cases[0]));
+
+		base.v.family = BF_FAMILY_INTEGER;
+		for (int i = 0; i < ncases; i++)
+			cases[i].f.v.family = BF_FAMILY_INTEGER;
+		cases[3].f.v.family = BF_FAMILY_TEXT;
+		cases[12].f.v.family = BF_FAMILY_NONE;
+		cases[13].f.v.family = BF_FAMILY_NONE;
+
+		for (int i = 0; i < ncases; i++)
+		{
+			uint64_t	nab = 0,
+						nba = 0;
+			bf_compat	ab,
+						ba;
+
+			if (i == 4)
+			{
+				/* "other" keys of two different types do not mix */
+				tfilter		t = tf_new(layout, 6, 77, m);
+
+				t.v.family = BF_FAMILY_OTHER;
+				t.v.type_tag = 1000;
+				cases[i].f.v.family = BF_FAMILY_OTHER;
+				cases[i].f.v.type_tag = 1001;
+				ab = bf_compatible(&t.v, &cases[i].f.v, &nab);
+				ba = bf_compatible(&cases[i].f.v, &t.v, &nba);
+				t.v.type_tag = 1001;
+				check(bf_compatible(&t.v, &cases[i].f.v, &nab) == BF_COMPAT_OK,
+					  "combine: same type tag", "%s", ln);
+				tf_free(&t);
+			}
+			else
+			{
+				ab = bf_compatible(&base.v, &cases[i].f.v, &nab);
+				ba = bf_compatible(&cases[i].f.v, &base.v, &nba);
+			}
+			check(ab == cases[i].want && ba == cases[i].want,
+				  "combine: bf_compatible reason",
+				  "%s %s: got %d/%d, want %d", ln, cases[i].what,
+				  (int) ab, (int) ba, (int) cases[i].want);
+			if (cases[i].want == BF_COMPAT_OK)
+				check(nab == cases[i].want_nbits && nba == cases[i].want_nbits,
+					  "combine: common size is the smaller",
+					  "%s %s: %" PRIu64 "/%" PRIu64 ", want %" PRIu64,
+					  ln, cases[i].what, nab, nba, cases[i].want_nbits);
+		}
+
+		/* NONE yields to the other family, in either order. */
+		{
+			tfilter		d = tf_new(layout, 6, 77, m);
+			tfilter		o = tf_new(layout, 6, 77, m);
+			uint64_t	nout = 0;
+
+			o.v.family = BF_FAMILY_OTHER;
+			o.v.type_tag = 4242;
+			bf_merge_family(&d.v, &cases[12].f.v, &o.v);
+			check(d.v.family == BF_FAMILY_OTHER && d.v.type_tag == 4242,
+				  "combine: merge family (none first)", "%s: %d/%u", ln,
+				  d.v.family, d.v.type_tag);
+			d.v.family = BF_FAMILY_NONE;
+			d.v.type_tag = 0;
+			bf_merge_family(&d.v, &o.v, &cases[12].f.v);
+			check(d.v.family == BF_FAMILY_OTHER && d.v.type_tag == 4242,
+				  "combine: merge family (none second)", "%s: %d/%u", ln,
+				  d.v.family, d.v.type_tag);
+			bf_merge_family(&d.v, &cases[12].f.v, &cases[13].f.v);
+			check(d.v.family == BF_FAMILY_NONE, "combine: merge none with none",
+				  "%s: %d", ln, d.v.family);
+			check(bf_compatible(&o.v, &cases[12].f.v, &nout) == BF_COMPAT_OK,
+				  "combine: none with other", "%s", ln);
+			tf_free(&d);
+			tf_free(&o);
+		}
+		for (int i = 0; i < ncases; i++)
+			tf_free(&cases[i].f);
+		tf_free(&base);
+	}
+}
