@@ -168,21 +168,22 @@ CREATE OPERATOR @extschema@.& (
 	COMMUTATOR = OPERATOR(@extschema@.&)
 );
 
--- f @> g: every bit of g is set in f (superset screening)
-CREATE OPERATOR @extschema@.@> (
+-- f @>> g: every bit of g is set in f (superset screening).  Not @>, which
+-- would capture untyped literals: f @> 'abc' must probe for the text 'abc'.
+CREATE OPERATOR @extschema@.@>> (
 	LEFTARG = @extschema@.bloomfilter,
 	RIGHTARG = @extschema@.bloomfilter,
 	FUNCTION = @extschema@.bloom_contains_filter,
-	COMMUTATOR = OPERATOR(@extschema@.<@),
+	COMMUTATOR = OPERATOR(@extschema@.<<@),
 	RESTRICT = contsel,
 	JOIN = contjoinsel
 );
 
-CREATE OPERATOR @extschema@.<@ (
+CREATE OPERATOR @extschema@.<<@ (
 	LEFTARG = @extschema@.bloomfilter,
 	RIGHTARG = @extschema@.bloomfilter,
 	FUNCTION = @extschema@.bloom_contained_in_filter,
-	COMMUTATOR = OPERATOR(@extschema@.@>),
+	COMMUTATOR = OPERATOR(@extschema@.@>>),
 	RESTRICT = contsel,
 	JOIN = contjoinsel
 );

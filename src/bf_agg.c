@@ -212,7 +212,12 @@ combine(FunctionCallInfo fcinfo, bool is_union)
 	BloomAggState *s2 = PG_ARGISNULL(1) ? NULL : (BloomAggState *) PG_GETARG_POINTER(1);
 
 	if (s2 == NULL)
+	{
+		/* a NULL pointer is not a NULL datum: say NULL explicitly */
+		if (s1 == NULL)
+			PG_RETURN_NULL();
 		PG_RETURN_POINTER(s1);
+	}
 	bf_store_header((uint8 *) VARDATA(s2->filter), &s2->view);
 	if (s1 == NULL)
 		PG_RETURN_POINTER(state_from_filter(aggctx, s2->filter));
@@ -271,7 +276,11 @@ filter_agg_trans(FunctionCallInfo fcinfo, bool is_union)
 	bf_view		g;
 
 	if (PG_ARGISNULL(1))
+	{
+		if (st == NULL)
+			PG_RETURN_NULL();
 		PG_RETURN_POINTER(st);
+	}
 	f = bloomfilter_getarg(fcinfo, 1, &g);
 	if (st == NULL)
 		PG_RETURN_POINTER(state_from_filter(aggctx, f));

@@ -21,15 +21,18 @@
  * Measured, each as the best (minimum) of REPS runs:
  *   insert   ns per key, N keys into an empty filter;
  *   hit      ns per probe of the N members;
- *   miss     ns per probe of non-members (member keys offset by 2^40);
+ *   miss     ns per probe of 2M non-members (member keys offset by 2^40);
  *   hit/dep, miss/dep
  *            the same probes, but each key depends on the previous probe's
  *            answer, so probes cannot overlap: this is the latency a
  *            one-row-at-a-time executor sees (the other columns are
  *            throughput, where the CPU overlaps many probes' cache misses);
- *   FPR      false positives over the non-member probes (at least 1M).
+ *   FPR      false positives over the 2M non-member probes.
  *
- * Usage: core_bench [--quick]   (--quick: N = 1M only, p = 1% only)
+ * Usage: core_bench [--quick] [-n N] [-p P]
+ *   --quick  N = 1M and p = 1% only
+ *   -n N     this key count only (default 1M and 10M)
+ *   -p P     this target rate only (default 0.01 and 0.001)
  * Build and run with test/bench/core_bench.sh.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -44,8 +47,8 @@
 #include "bf_core.h"
 
 #define REPS 3
-#define MIN_MISS_PROBES UINT64_C(1000000)
-#define MAX_DEP_PROBES UINT64_C(2000000)
+#define MISS_PROBES UINT64_C(2000000)	/* non-member probes (FPR, miss) */
+#define MAX_DEP_PROBES UINT64_C(1000000)
 #define BENCH_SEED UINT64_C(0x5eedf00dcafe1234)
 
 /* keys: a scrambled sequence (odd multiplier: a bijection of 2^64) */
@@ -295,7 +298,7 @@ static int
 run_one(enum impl impl, uint64_t n, double p, result *r)
 {
 	filter		f;
-	uint64_t	nmiss = n > MIN_MISS_PROBES ? n : MIN_MISS_PROBES;
+	uint64_t	nmiss = MISS_PROBES;
 	uint64_t	ndep = n < MAX_DEP_PROBES ? n : MAX_DEP_PROBES;
 	uint64_t	hits = 0,
 				fps = 0;
@@ -416,8 +419,8 @@ print_header(void)
 static void
 print_row(enum impl impl, uint64_t n, double p, const result *r)
 {
-	printf("%-14s %4" PRIu64 "M %6.2f%% %3d %8.2f %8.1f %8.1f %8.1f %8.1f %8.1f %8.4f%% %8.4f%%\n",
-		   impl_name[impl], n / 1000000, p * 100.0, r->k, r->bits_per_key,
+	printf("%-14s %4.3gM %6.2f%% %3d %8.2f %8.1f %8.1f %8.1f %8.1f %8.1f %8.4f%% %8.4f%%\n",
+		   impl_name[impl], (double) n / 1e6, p * 100.0, r->k, r->bits_per_key,
 		   r->insert_ns, r->hit_ns, r->miss_ns, r->hit_dep_ns, r->miss_dep_ns,
 		   r->fpr * 100.0, r->model_fpr * 100.0);
 	fflush(stdout);
@@ -428,8 +431,8 @@ print_ratios(uint64_t n, double p, const result *res)
 {
 	const result *lb = &res[IMPL_LIBBLOOM];
 
-	printf("  ratios bloomfilter/libbloom at N=%" PRIu64 "M, p=%.2f%% (goal: lookups <= 0.33)\n",
-		   n / 1000000, p * 100.0);
+	printf("  ratios bloomfilter/libbloom at N=%.3gM, p=%.2f%% (goal: lookups <= 0.33)\n",
+		   (double) n / 1e6, p * 100.0);
 	printf("  %-14s %8s %8s %8s %8s %8s %9s\n",
 		   "", "insert", "hit", "miss", "hit/dep", "miss/dep", "bits/key");
 	for (int i = 0; i < IMPL_LIBBLOOM; i++)
@@ -448,18 +451,36 @@ print_ratios(uint64_t n, double p, const result *res)
 int
 main(int argc, char **argv)
 {
-	static const uint64_t ns_full[] = {UINT64_C(1000000), UINT64_C(10000000)};
-	static const double ps_full[] = {0.01, 0.001};
+	uint64_t	ns_full[] = {UINT64_C(1000000), UINT64_C(10000000)};
+	double		ps_full[] = {0.01, 0.001};
 	size_t		nn = 2,
 				np = 2;
 	double		t_start = now_ns();
 
-	if (argc > 1 && strcmp(argv[1], "--quick") == 0)
-		nn = np = 1;
-	else if (argc > 1)
+	for (int i = 1; i < argc; i++)
 	{
-		fprintf(stderr, "usage: %s [--quick]\n", argv[0]);
-		return 2;
+		char	   *end = NULL;
+
+		if (strcmp(argv[i], "--quick") == 0)
+			nn = np = 1;
+		else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc)
+		{
+			double		d = strtod(argv[++i], &end);
+
+			if (*end != '\0' || !(d >= 1000.0 && d <= 1e9))
+				goto usage;
+			ns_full[0] = (uint64_t) d;
+			nn = 1;
+		}
+		else if (strcmp(argv[i], "-p") == 0 && i + 1 < argc)
+		{
+			ps_full[0] = strtod(argv[++i], &end);
+			if (*end != '\0' || !(ps_full[0] > 0.0 && ps_full[0] < 1.0))
+				goto usage;
+			np = 1;
+		}
+		else
+			goto usage;
 	}
 
 	printf("libbloom %s, xxHash %d.%d.%d, %d repetitions (best kept)\n",
@@ -487,4 +508,8 @@ main(int argc, char **argv)
 
 	printf("total %.1f s\n", (now_ns() - t_start) / 1e9);
 	return 0;
+
+usage:
+	fprintf(stderr, "usage: %s [--quick] [-n N (1000..1e9)] [-p P (0..1)]\n", argv[0]);
+	return 2;
 }

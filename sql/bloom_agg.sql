@@ -1,0 +1,95 @@
+--
+-- Aggregates: bloom_agg with an explicit size, bloom_union_agg and
+-- bloom_intersect_agg; in place state, parallel plans, determinism.
+--
+
+CREATE TABLE agg_keys AS SELECT g AS id, g % 10 AS grp, md5(g::text) AS name
+FROM generate_series(1, 200000) g;
+ANALYZE agg_keys;
+
+-- bloom_agg gives the same filter as adding the keys one by one
+SELECT bloom_agg(id, 1000, 0.01) = bloom_add_all(bloom_empty(1000, 0.01), array_agg(id)) AS same
+FROM (SELECT id FROM agg_keys WHERE id <= 1000) s;
+
+-- it finds every key, and counts the adds
+SELECT (SELECT count(*) FROM agg_keys WHERE NOT id <@ f) AS false_negatives,
+       (bloom_info(f)).added, (bloom_info(f)).key_family
+FROM (SELECT bloom_agg(id, 200000, 0.01) AS f FROM agg_keys) s;
+
+-- NULL keys are skipped; no rows at all give NULL
+SELECT (bloom_info(bloom_agg(x, 100, 0.01))).added FROM (VALUES (1), (NULL), (3)) v(x);
+SELECT bloom_agg(x, 100, 0.01) IS NULL AS no_rows FROM (SELECT 1 WHERE false) v(x);
+
+-- row order does not matter: the same keys give byte-identical filters
+SELECT (SELECT bloom_agg(id, 200000, 0.01) FROM (SELECT id FROM agg_keys ORDER BY id) s) =
+       (SELECT bloom_agg(id, 200000, 0.01) FROM (SELECT id FROM agg_keys ORDER BY name) s) AS order_free;
+
+-- parallel aggregation: partial filters are serialized, combined, and give
+-- the filter a serial plan gives
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+EXPLAIN (COSTS OFF) SELECT bloom_agg(id, 200000, 0.01) FROM agg_keys;
+CREATE TABLE agg_parallel AS SELECT bloom_agg(id, 200000, 0.01) AS f FROM agg_keys;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+SET max_parallel_workers_per_gather = 0;
+SELECT f = (SELECT bloom_agg(id, 200000, 0.01) FROM agg_keys) AS parallel_equals_serial FROM agg_parallel;
+RESET max_parallel_workers_per_gather;
+
+-- GROUP BY, hashed and sorted, gives one filter per group, the same either way
+SET enable_sort = off;
+CREATE TABLE agg_hashed AS SELECT grp, bloom_agg(name, 20000, 0.01) AS f FROM agg_keys GROUP BY grp;
+RESET enable_sort;
+SET enable_hashagg = off;
+CREATE TABLE agg_sorted AS SELECT grp, bloom_agg(name, 20000, 0.01) AS f FROM agg_keys GROUP BY grp;
+RESET enable_hashagg;
+SELECT count(*) AS groups, bool_and(h.f = s.f) AS same
+FROM agg_hashed h JOIN agg_sorted s USING (grp);
+
+-- bloom_union_agg of the per-group filters is the filter of all keys
+SELECT bloom_union_agg(f) = (SELECT bloom_agg(name, 20000, 0.01) FROM agg_keys) AS union_of_groups
+FROM agg_hashed;
+SELECT (SELECT count(*) FROM agg_keys WHERE NOT name <@ u) AS false_negatives
+FROM (SELECT bloom_union_agg(f) AS u FROM agg_hashed) s;
+
+-- the filter aggregates run in parallel too, with the same result
+CREATE TABLE agg_many AS SELECT g, bloom_empty(1000) + g AS f FROM generate_series(1, 20000) g;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+EXPLAIN (COSTS OFF) SELECT bloom_union_agg(f) FROM agg_many;
+CREATE TABLE agg_many_parallel AS
+SELECT bloom_union_agg(f) AS u, bloom_intersect_agg(f) AS i,
+       bloom_union_agg(f) FILTER (WHERE g < 0) AS none
+FROM agg_many;
+SET max_parallel_workers_per_gather = 0;
+SELECT u = (SELECT bloom_union_agg(f) FROM agg_many) AS union_same,
+       i = (SELECT bloom_intersect_agg(f) FROM agg_many) AS intersect_same,
+       none IS NULL AS empty_is_null
+FROM agg_many_parallel;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+
+-- bloom_intersect_agg keeps the keys common to every filter
+CREATE TABLE agg_windows AS
+SELECT w, bloom_agg(g, 10000, 0.01) AS f
+FROM generate_series(1, 3) w, generate_series(w * 1000, w * 1000 + 5000) g GROUP BY w;
+SELECT (SELECT count(*) FROM generate_series(3000, 6000) g WHERE NOT g <@ i) AS lost_common,
+       (SELECT count(*) FROM generate_series(1000, 2999) g WHERE g <@ i) < 100 AS others_mostly_gone
+FROM (SELECT bloom_intersect_agg(f) AS i FROM agg_windows) s;
+
+-- the filter aggregates skip NULLs and fold power-of-two sizes
+SELECT (bloom_info(bloom_union_agg(f))).bits AS bits
+FROM (VALUES (bloom_empty_bits(4096, 3) + 1), (NULL), (bloom_empty_bits(1024, 3) + 2)) v(f);
+SELECT bloom_union_agg(f) IS NULL AS all_null FROM (VALUES (NULL::bloomfilter)) v(f);
+
+-- and refuse filters that cannot be combined
+SELECT bloom_union_agg(f) FROM (VALUES (bloom_empty_bits(1024, 3)), (bloom_empty_bits(1024, 4))) v(f);
+
+DROP TABLE agg_keys, agg_parallel, agg_hashed, agg_sorted, agg_windows, agg_many, agg_many_parallel;

@@ -1,0 +1,48 @@
+#!/bin/bash
+# Runs every test of bloomfilter on a fresh Debian 12 machine:
+#   dependencies (apt), warning-free build, core unit tests under
+#   ASan/UBSan, install, pg_regress on a throwaway cluster (pg_virtualenv).
+# Usage: bash test/run-all.sh      (as root, or a user with sudo)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
+export PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
+
+bash test/deps.sh
+
+passed=0
+failed=0
+step() {
+	local name=$1
+	shift
+	echo "=== $name"
+	if "$@"; then
+		passed=$((passed + 1))
+		echo "=== $name: ok"
+	else
+		failed=$((failed + 1))
+		echo "=== $name: FAILED"
+	fi
+}
+
+regress() {
+	rm -f regression.diffs
+	if pg_virtualenv -t make installcheck; then
+		return 0
+	fi
+	[ -f regression.diffs ] && cat regression.diffs
+	return 1
+}
+
+# The build must succeed for anything else to mean something.
+make clean >/dev/null
+make
+$SUDO make install >/dev/null
+
+step "core unit tests (ASan/UBSan)" make check-core
+step "pg_regress" regress
+
+echo "tests: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
