@@ -11,7 +11,7 @@ EXTVERSION = 1.0
 MODULE_big = bloomfilter
 CORE_SRCS = src/core/bf_format.c src/core/bf_combine.c src/core/bf_estimate.c \
 	src/core/bf_sizing.c src/core/bf_base64.c
-GLUE_SRCS = src/bf_io.c src/bf_encode.c src/bf_ops.c src/bf_agg.c
+GLUE_SRCS = src/bf_guc.c src/bf_io.c src/bf_encode.c src/bf_ops.c src/bf_agg.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
 DATA = sql/bloomfilter--1.0.sql

@@ -273,6 +273,9 @@ CREATE FUNCTION @extschema@.bloom_expected_fpr(bits bigint, hashes integer, n bi
 CREATE FUNCTION @extschema@.bloomfilter_agg_trans(internal, anyelement, bigint, float8)
 	RETURNS internal
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomfilter_auto_agg_trans(internal, anyelement)
+	RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION @extschema@.bloomfilter_agg_final(internal)
 	RETURNS @extschema@.bloomfilter
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
@@ -294,6 +297,18 @@ CREATE FUNCTION @extschema@.bloomfilter_union_agg_trans(internal, @extschema@.bl
 CREATE FUNCTION @extschema@.bloomfilter_intersect_agg_trans(internal, @extschema@.bloomfilter)
 	RETURNS internal
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+-- sized automatically for the number of distinct keys, at the rate set by
+-- bloomfilter.default_fpr
+CREATE AGGREGATE @extschema@.bloom_agg(anyelement) (
+	SFUNC = @extschema@.bloomfilter_auto_agg_trans,
+	STYPE = internal,
+	FINALFUNC = @extschema@.bloomfilter_agg_final,
+	COMBINEFUNC = @extschema@.bloomfilter_agg_combine,
+	SERIALFUNC = @extschema@.bloomfilter_agg_serialize,
+	DESERIALFUNC = @extschema@.bloomfilter_agg_deserialize,
+	PARALLEL = SAFE
+);
 
 CREATE AGGREGATE @extschema@.bloom_agg(anyelement, capacity bigint, fpr float8) (
 	SFUNC = @extschema@.bloomfilter_agg_trans,

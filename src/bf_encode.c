@@ -18,11 +18,84 @@
 
 #include "access/transam.h"
 #include "catalog/pg_type_d.h"
+#include "access/htup_details.h"
+#include "access/tupdesc.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/date.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
+#include "utils/typcache.h"
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
+
+static void check_send_portable(Oid typid, Oid keytype);
+
+/*
+ * The binary send output of arrays and rows embeds the OIDs of their
+ * element or column types.  Built-in OIDs are the same in every database;
+ * other OIDs are not, so a key containing one would hash differently in
+ * another database and a filter shipped there would answer false for keys
+ * it holds.  Such keys are refused rather than answered wrongly.
+ */
+static void
+report_not_portable(Oid keytype, Oid culprit)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("values of type %s cannot be bloomfilter keys", format_type_be(keytype)),
+			 errdetail("Their binary form contains the OID of type %s, which differs from database to database, so their hashes would not be portable.",
+					   format_type_be(culprit)),
+			 errhint("Cast the key to text, or build it from built-in types.")));
+}
+
+/* Checks one element or column type embedded (by OID) in a send output. */
+static void
+check_embedded(Oid typid, Oid keytype)
+{
+	if (typid >= FirstNormalObjectId)
+		report_not_portable(keytype, typid);
+	check_send_portable(typid, keytype);
+}
+
+static void
+check_rowtype_portable(TupleDesc td, Oid keytype)
+{
+	for (int i = 0; i < td->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(td, i);
+
+		if (!att->attisdropped)
+			check_embedded(att->atttypid, keytype);
+	}
+}
+
+static void
+check_send_portable(Oid typid, Oid keytype)
+{
+	Oid			base = getBaseType(typid);
+	Oid			elem = get_element_type(base);
+	char		typtype;
+
+	check_stack_depth();
+	if (OidIsValid(elem))
+	{
+		check_embedded(elem, keytype);
+		return;
+	}
+	typtype = get_typtype(base);
+	if (typtype == TYPTYPE_COMPOSITE && base != RECORDOID)
+	{
+		TupleDesc	td = lookup_rowtype_tupdesc(base, -1);
+
+		check_rowtype_portable(td, keytype);
+		ReleaseTupleDesc(td);
+	}
+	else if (typtype == TYPTYPE_RANGE)
+		check_send_portable(get_range_subtype(base), keytype);
+	else if (typtype == TYPTYPE_MULTIRANGE)
+		check_send_portable(get_range_subtype(get_multirange_range(base)), keytype);
+}
 
 void
 bloom_key_type_init(BloomKeyType *kt, Oid typid, MemoryContext mcxt)
@@ -105,8 +178,9 @@ bloom_key_type_init(BloomKeyType *kt, Oid typid, MemoryContext mcxt)
 							(errcode(ERRCODE_INDETERMINATE_DATATYPE),
 							 errmsg("could not determine the type of the bloomfilter key"),
 							 errhint("Add an explicit cast to the key.")));
+				check_send_portable(base, base);
 				getTypeBinaryOutputInfo(base, &sendfn, &isvarlena);
-				kt->kind = BK_SEND;
+				kt->kind = base == RECORDOID ? BK_RECORD : BK_SEND;
 				kt->family = BF_FAMILY_OTHER;
 				fmgr_info_cxt(sendfn, &kt->send, mcxt);
 
@@ -118,7 +192,8 @@ bloom_key_type_init(BloomKeyType *kt, Oid typid, MemoryContext mcxt)
 					kt->type_tag = base;
 				else
 				{
-					char	   *name = format_type_be(base);
+					/* qualified whatever search_path says */
+					char	   *name = format_type_extended(base, -1, FORMAT_TYPE_FORCE_QUALIFY);
 
 					kt->type_tag = (uint32) (bf_hash_bytes(0, name, strlen(name)) & 0x7fffffff) | 0x80000000;
 				}
@@ -244,6 +319,17 @@ bloom_hash_value(const BloomKeyType *kt, Datum value, uint64 seed)
 			return bf_hash_int64(seed, DatumGetDateADT(value));
 		case BK_TIMESTAMP:
 			return bf_hash_int64(seed, DatumGetTimestamp(value));
+		case BK_RECORD:
+			{
+				/* an anonymous row: its column types are known per value */
+				HeapTupleHeader td = DatumGetHeapTupleHeader(value);
+				TupleDesc	desc = lookup_rowtype_tupdesc(HeapTupleHeaderGetTypeId(td),
+														  HeapTupleHeaderGetTypMod(td));
+
+				check_rowtype_portable(desc, RECORDOID);
+				ReleaseTupleDesc(desc);
+			}
+			/* FALLTHROUGH */
 		case BK_SEND:
 			{
 				bytea	   *b = SendFunctionCall((FmgrInfo *) &kt->send, value);
@@ -262,8 +348,12 @@ bloom_family_display(uint16 family, uint32 type_tag)
 {
 	if (family == BF_FAMILY_OTHER)
 	{
-		if (type_tag < FirstNormalObjectId)
+		/* a built-in type of a newer server may be unknown here */
+		if (type_tag < FirstNormalObjectId &&
+			SearchSysCacheExists1(TYPEOID, ObjectIdGetDatum(type_tag)))
 			return psprintf("other (%s)", format_type_be(type_tag));
+		if (type_tag < FirstNormalObjectId)
+			return psprintf("other (type oid %u)", type_tag);
 		return psprintf("other (type tag %08x)", type_tag);
 	}
 	return pstrdup(bf_family_name(family));

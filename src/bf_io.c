@@ -38,13 +38,51 @@ bloomfilter_report_invalid(bf_status st, const uint8 *data, size_t len,
 	switch (st)
 	{
 		case BF_ERR_VERSION:
+			{
+				unsigned	version = bf_load_le16(data + BF_OFF_VERSION);
+
+				/* only a newer version is a reason to upgrade */
+				ereport(ERROR,
+						(errcode(sqlstate),
+						 errmsg("invalid bloomfilter: %s", bf_status_message(st)),
+						 errdetail("The filter has format version %u; this build of bloomfilter reads version %d.",
+								   version, BF_FORMAT_VERSION),
+						 version > BF_FORMAT_VERSION ?
+						 errhint("The filter was written by a newer bloomfilter; upgrade the extension on this server.") : 0));
+				break;
+			}
+		case BF_ERR_LAYOUT:
 			ereport(ERROR,
 					(errcode(sqlstate),
 					 errmsg("invalid bloomfilter: %s", bf_status_message(st)),
-					 errdetail("The filter has format version %u; this build of bloomfilter reads version %d.",
-							   (unsigned) bf_load_le16(data + BF_OFF_VERSION),
-							   BF_FORMAT_VERSION),
-					 errhint("Upgrade the bloomfilter extension on the older side.")));
+					 errdetail("The layout byte is %u; 1 is classic and 2 is blocked.",
+							   (unsigned) data[BF_OFF_LAYOUT])));
+			break;
+		case BF_ERR_HASHES:
+			ereport(ERROR,
+					(errcode(sqlstate),
+					 errmsg("invalid bloomfilter: %s", bf_status_message(st)),
+					 errdetail("The header gives %u hashes; a filter uses %d to %d.",
+							   (unsigned) data[BF_OFF_HASHES], BF_MIN_HASHES, BF_MAX_HASHES)));
+			break;
+		case BF_ERR_NBITS:
+			ereport(ERROR,
+					(errcode(sqlstate),
+					 errmsg("invalid bloomfilter: %s", bf_status_message(st)),
+					 errdetail("The header gives %llu bits for a %s filter; it needs a positive multiple of %d, at most %llu.",
+							   (unsigned long long) bf_load_le64(data + BF_OFF_NBITS),
+							   bf_layout_name(data[BF_OFF_LAYOUT]),
+							   data[BF_OFF_LAYOUT] == BF_LAYOUT_BLOCKED ? BF_BLOCK_BITS : 64,
+							   (unsigned long long) BF_MAX_NBITS)));
+			break;
+		case BF_ERR_FAMILY:
+			ereport(ERROR,
+					(errcode(sqlstate),
+					 errmsg("invalid bloomfilter: %s", bf_status_message(st)),
+					 errdetail("The header gives key family %u with type tag %u; families go from 0 to %d, and only family %d has a type tag.",
+							   (unsigned) bf_load_le16(data + BF_OFF_FAMILY),
+							   (unsigned) bf_load_le32(data + BF_OFF_TYPETAG),
+							   BF_FAMILY_MAX, BF_FAMILY_OTHER)));
 			break;
 		case BF_ERR_SIZE:
 			ereport(ERROR,

@@ -100,7 +100,7 @@ bloomfilter_empty(PG_FUNCTION_ARGS)
 	if (!bf_size_for(layout, (double) capacity, fpr, &nbits, &hashes))
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("a bloomfilter for " INT64_FORMAT " keys at rate %g would exceed the 1 GB size limit",
+				 errmsg("a bloomfilter for " INT64_FORMAT " keys at rate %g would exceed the largest bloomfilter",
 						capacity, fpr)));
 	PG_RETURN_POINTER(make_empty(layout, hashes, (uint64) seed, nbits));
 }
@@ -126,8 +126,8 @@ bloomfilter_empty_bits(PG_FUNCTION_ARGS)
 	if ((uint64) bits > BF_MAX_NBITS)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("a bloomfilter of " INT64_FORMAT " bits would exceed the 1 GB size limit", bits),
-				 errdetail("The largest bloomfilter has " UINT64_FORMAT " bits.", (uint64) BF_MAX_NBITS)));
+				 errmsg("a bloomfilter of " INT64_FORMAT " bits would exceed the largest bloomfilter", bits),
+				 errdetail("The largest bloomfilter has " UINT64_FORMAT " bits, so that its text form fits in 1 GB.", (uint64) BF_MAX_NBITS)));
 	if (hashes < BF_MIN_HASHES || hashes > BF_MAX_HASHES)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

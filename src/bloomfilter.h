@@ -20,6 +20,11 @@
 
 #include "bf_core.h"
 
+/* ---- bf_guc.c ---- */
+
+extern double bloomfilter_default_fpr;
+extern int	bloomfilter_agg_max_capacity;
+
 /* ---- bf_io.c ---- */
 
 /* palloc a zeroed datum able to hold a filter of nbits bits. */
@@ -70,7 +75,8 @@ typedef enum BloomKeyKind
 	BK_BOOL,
 	BK_DATE,
 	BK_TIMESTAMP,				/* timestamp and timestamptz */
-	BK_SEND						/* any other type: its binary send output */
+	BK_SEND,					/* any other type: its binary send output */
+	BK_RECORD					/* an anonymous row: send output, checked per value */
 } BloomKeyKind;
 
 typedef struct BloomKeyType

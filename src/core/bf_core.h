@@ -66,11 +66,13 @@
 #define BF_MAX_HASHES	32
 
 /*
- * Largest filter: the whole buffer plus PostgreSQL's 4-byte varlena header
- * must stay within the 1 GB allocation limit (0x3fffffff bytes).  Kept a
- * multiple of 512 bits so both layouts share one bound.
+ * Largest filter: its text form (base64, 4/3 of the bytes, plus a
+ * terminator) must fit PostgreSQL's 1 GB allocation limit (0x3fffffff
+ * bytes), or the filter could be stored but never dumped or displayed.
+ * The bit array is kept a whole number of 512-bit blocks so both layouts
+ * share one bound.
  */
-#define BF_MAX_TOTAL_BYTES	((uint64_t) 0x3fffffff - 4)
+#define BF_MAX_TOTAL_BYTES	(((uint64_t) 0x3fffffff - 1) / 4 * 3)
 #define BF_MAX_NBITS \
 	((((BF_MAX_TOTAL_BYTES - BF_HEADER_SIZE) / BF_BLOCK_BYTES) * BF_BLOCK_BYTES) * 8)
 
@@ -334,6 +336,33 @@ bf_probe_hash(const bf_view *v, uint64_t h)
 	return bf_classic_probe(v->bits, v->nbits, v->hashes, h);
 }
 
+/*
+ * Address of the memory a probe or insert of h touches first, for
+ * prefetching ahead of a batch.
+ */
+static inline const void *
+bf_first_line(const bf_view *v, uint64_t h)
+{
+	if (v->layout == BF_LAYOUT_BLOCKED)
+		return v->bits + (size_t) bf_range32((uint32_t) (h >> 32),
+											 (uint32_t) (v->nbits / BF_BLOCK_BITS)) * BF_BLOCK_BYTES;
+	return v->bits + (bf_range64(h, v->nbits) >> 3);
+}
+
+/*
+ * Inserts a batch of hashed keys.  The executor hands us one row at a
+ * time, so a large filter would take a cache miss per key, one after the
+ * other; prefetching the whole batch first lets the misses overlap.
+ */
+static inline void
+bf_insert_batch(bf_view *v, const uint64_t *h, int n)
+{
+	for (int i = 0; i < n; i++)
+		__builtin_prefetch(bf_first_line(v, h[i]), 1);
+	for (int i = 0; i < n; i++)
+		bf_insert_hash(v, h[i]);
+}
+
 /* ---- buffers and views (bf_format.c) ---- */
 
 /* Total buffer size (header + bits) of a filter of nbits bits. */
@@ -461,6 +490,22 @@ extern double bf_blocked_expected_fpr(double nblocks, int k, double n);
  */
 extern bool bf_size_for(int layout, double n, double p, uint64_t *nbits,
 						int *hashes);
+
+/*
+ * Self-sizing filters (bloom_agg without a capacity) are blocked, seed 0,
+ * with k fixed by the target rate alone and a power-of-two number of
+ * blocks, so that any two built for the same rate fold to one size and
+ * combine.
+ */
+
+/* The k a blocked filter uses for rate p, whatever its size. */
+extern int	bf_auto_hashes(double p);
+
+/*
+ * The smallest power-of-two block count whose filter holds n keys at rate
+ * at most p with k hashes, capped at max_nblocks (itself a power of two).
+ */
+extern uint64_t bf_auto_nblocks(double n, double p, int k, uint64_t max_nblocks);
 
 /* ---- text codec (bf_base64.c) ---- */
 

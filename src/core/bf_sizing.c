@@ -133,12 +133,12 @@ size_classic(double n, double p, uint64_t *nbits, int *hashes)
 	}
 }
 
-static bool
-size_blocked(double n, double p, uint64_t *nbits, int *hashes)
+/* The k that needs the fewest bits per key for rate p; sets *c to them. */
+static int
+blocked_best_hashes(double p, double *c_out)
 {
 	double		best_c = INFINITY;
 	int			best_k = BF_MIN_HASHES;
-	double		nblocks;
 
 	/* bits per key is unimodal in k: walk up until it stops improving */
 	for (int k = BF_MIN_HASHES; k <= BF_MAX_HASHES; k++)
@@ -153,6 +153,35 @@ size_blocked(double n, double p, uint64_t *nbits, int *hashes)
 		else if (c > best_c * 1.02)
 			break;
 	}
+	*c_out = best_c;
+	return best_k;
+}
+
+int
+bf_auto_hashes(double p)
+{
+	double		c;
+
+	return blocked_best_hashes(p, &c);
+}
+
+uint64_t
+bf_auto_nblocks(double n, double p, int k, uint64_t max_nblocks)
+{
+	uint64_t	nb = 1;
+
+	while (nb < max_nblocks && bf_blocked_expected_fpr((double) nb, k, n) > p)
+		nb <<= 1;
+	return nb;
+}
+
+static bool
+size_blocked(double n, double p, uint64_t *nbits, int *hashes)
+{
+	double		best_c;
+	int			best_k = blocked_best_hashes(p, &best_c);
+	double		nblocks;
+
 	if (!isfinite(best_c))
 		return false;
 

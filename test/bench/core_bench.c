@@ -29,10 +29,11 @@
  *            throughput, where the CPU overlaps many probes' cache misses);
  *   FPR      false positives over the 2M non-member probes.
  *
- * Usage: core_bench [--quick] [-n N] [-p P]
+ * Usage: core_bench [--quick] [-n N] [-p P] [-r REPS]
  *   --quick  N = 1M and p = 1% only
  *   -n N     this key count only (default 1M and 10M)
  *   -p P     this target rate only (default 0.01 and 0.001)
+ *   -r REPS  repetitions, the best kept (default 3)
  * Build and run with test/bench/core_bench.sh.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -46,7 +47,9 @@
 
 #include "bf_core.h"
 
-#define REPS 3
+#define DEFAULT_REPS 3
+
+static int reps = DEFAULT_REPS;	/* -r */
 #define MISS_PROBES UINT64_C(2000000)	/* non-member probes (FPR, miss) */
 #define MAX_DEP_PROBES UINT64_C(1000000)
 #define BENCH_SEED UINT64_C(0x5eedf00dcafe1234)
@@ -295,114 +298,145 @@ do_probe_dep(filter *f, uint64_t n, int misses)
 }
 
 static int
-run_one(enum impl impl, uint64_t n, double p, result *r)
+filter_make(filter *f, enum impl impl, uint64_t n, double p, result *r)
 {
-	filter		f;
-	uint64_t	nmiss = MISS_PROBES;
-	uint64_t	ndep = n < MAX_DEP_PROBES ? n : MAX_DEP_PROBES;
-	uint64_t	hits = 0,
-				fps = 0;
-
-	memset(&f, 0, sizeof(f));
+	memset(f, 0, sizeof(*f));
 	memset(r, 0, sizeof(*r));
-	f.impl = impl;
+	f->impl = impl;
 
 	if (impl == IMPL_LIBBLOOM)
 	{
-		if (bloom_init(&f.lb, (int) n, p) != 0)
+		if (bloom_init(&f->lb, (int) n, p) != 0)
 		{
 			fprintf(stderr, "bloom_init(%" PRIu64 ", %g) failed\n", n, p);
 			return -1;
 		}
-		r->k = f.lb.hashes;
-		r->bits_per_key = (double) f.lb.bytes * 8.0 / (double) n;
-		r->model_fpr = bf_expected_fpr((double) f.lb.bits, f.lb.hashes, (double) n);
+		r->k = f->lb.hashes;
+		r->bits_per_key = (double) f->lb.bytes * 8.0 / (double) n;
+		r->model_fpr = bf_expected_fpr((double) f->lb.bits, f->lb.hashes, (double) n);
 	}
 	else
 	{
 		int			layout = impl == IMPL_CLASSIC ? BF_LAYOUT_CLASSIC : BF_LAYOUT_BLOCKED;
 
-		if (ours_make(&f.o, layout, (double) n, p, impl == IMPL_BLOCKED_U ? 56 : 0) != 0)
+		if (ours_make(&f->o, layout, (double) n, p, impl == IMPL_BLOCKED_U ? 56 : 0) != 0)
 		{
 			fprintf(stderr, "cannot make a %s filter for %" PRIu64 " keys at %g\n",
 					impl_name[impl], n, p);
 			return -1;
 		}
-		r->k = f.o.v.hashes;
-		r->bits_per_key = (double) f.o.v.nbits / (double) n;
+		r->k = f->o.v.hashes;
+		r->bits_per_key = (double) f->o.v.nbits / (double) n;
 		r->model_fpr = impl == IMPL_CLASSIC ?
-			bf_expected_fpr((double) f.o.v.nbits, f.o.v.hashes, (double) n) :
-			bf_blocked_expected_fpr((double) (f.o.v.nbits / BF_BLOCK_BITS),
-									f.o.v.hashes, (double) n);
+			bf_expected_fpr((double) f->o.v.nbits, f->o.v.hashes, (double) n) :
+			bf_blocked_expected_fpr((double) (f->o.v.nbits / BF_BLOCK_BITS),
+									f->o.v.hashes, (double) n);
 	}
-
 	r->insert_ns = r->hit_ns = r->miss_ns = r->hit_dep_ns = r->miss_dep_ns = 1e300;
-	for (int rep = 0; rep < REPS; rep++)
-	{
-		double		t0,
-					t;
-		uint64_t	s;
+	return 0;
+}
 
-		do_clear(&f);			/* also faults the pages in, untimed */
-		t0 = now_ns();
-		do_insert(&f, n);
-		t = (now_ns() - t0) / (double) n;
-		if (t < r->insert_ns)
-			r->insert_ns = t;
+static void
+filter_free(filter *f)
+{
+	if (f->impl == IMPL_LIBBLOOM)
+		bloom_free(&f->lb);
+	else
+		free(f->o.alloc);
+}
 
-		t0 = now_ns();
-		s = do_probe(&f, n, 0);
-		t = (now_ns() - t0) / (double) n;
-		if (t < r->hit_ns)
-			r->hit_ns = t;
-		hits = s;
+static void
+keep_min(double *best, double t0, uint64_t count)
+{
+	double		t = (now_ns() - t0) / (double) count;
 
-		t0 = now_ns();
-		s = do_probe(&f, nmiss, 1);
-		t = (now_ns() - t0) / (double) nmiss;
-		if (t < r->miss_ns)
-			r->miss_ns = t;
-		fps = s;
+	if (t < *best)
+		*best = t;
+}
 
-		t0 = now_ns();
-		s = do_probe_dep(&f, ndep, 0);
-		t = (now_ns() - t0) / (double) ndep;
-		if (t < r->hit_dep_ns)
-			r->hit_dep_ns = t;
-		if (s != ndep)
-		{
-			fprintf(stderr, "%s: dependent hits %" PRIu64 " of %" PRIu64 "\n",
-					impl_name[impl], s, ndep);
-			return -1;
-		}
+/* One repetition of every measurement; r keeps the minimum times. */
+static int
+measure(filter *f, uint64_t n, result *r)
+{
+	uint64_t	nmiss = MISS_PROBES;
+	uint64_t	ndep = n < MAX_DEP_PROBES ? n : MAX_DEP_PROBES;
+	const char *name = impl_name[f->impl];
+	uint64_t	s;
+	double		t0;
 
-		t0 = now_ns();
-		s = do_probe_dep(&f, ndep, 1);
-		t = (now_ns() - t0) / (double) ndep;
-		if (t < r->miss_dep_ns)
-			r->miss_dep_ns = t;
-		sink += s;
-	}
-
-	if (hits != n)
-	{
-		fprintf(stderr, "%s: false negatives! %" PRIu64 " of %" PRIu64 " members found\n",
-				impl_name[impl], hits, n);
-		return -1;
-	}
-	if (impl != IMPL_LIBBLOOM && f.o.v.added != n)
+	do_clear(f);				/* also faults the pages in, untimed */
+	t0 = now_ns();
+	do_insert(f, n);
+	keep_min(&r->insert_ns, t0, n);
+	if (f->impl != IMPL_LIBBLOOM && f->o.v.added != n)
 	{
 		fprintf(stderr, "%s: added = %" PRIu64 ", expected %" PRIu64 "\n",
-				impl_name[impl], f.o.v.added, n);
+				name, f->o.v.added, n);
 		return -1;
 	}
-	r->fpr = (double) fps / (double) nmiss;
 
-	if (impl == IMPL_LIBBLOOM)
-		bloom_free(&f.lb);
-	else
-		free(f.o.alloc);
+	t0 = now_ns();
+	s = do_probe(f, n, 0);
+	keep_min(&r->hit_ns, t0, n);
+	if (s != n)
+	{
+		fprintf(stderr, "%s: false negatives! %" PRIu64 " of %" PRIu64 " members found\n",
+				name, s, n);
+		return -1;
+	}
+
+	t0 = now_ns();
+	s = do_probe(f, nmiss, 1);
+	keep_min(&r->miss_ns, t0, nmiss);
+	r->fpr = (double) s / (double) nmiss;	/* the same every repetition */
+
+	t0 = now_ns();
+	s = do_probe_dep(f, ndep, 0);
+	keep_min(&r->hit_dep_ns, t0, ndep);
+	if (s != ndep)
+	{
+		fprintf(stderr, "%s: dependent probes found %" PRIu64 " of %" PRIu64 " members\n",
+				name, s, ndep);
+		return -1;
+	}
+
+	t0 = now_ns();
+	s = do_probe_dep(f, ndep, 1);
+	keep_min(&r->miss_dep_ns, t0, ndep);
+	sink += s;
 	return 0;
+}
+
+/*
+ * All implementations for one (N, p).  Repetitions are interleaved (rep 1
+ * of each, then rep 2 of each ...) so that a noisy stretch on a shared
+ * machine spoils one repetition of every implementation rather than all
+ * repetitions of one.
+ */
+static int
+run_config(uint64_t n, double p, result *res)
+{
+	filter		f[NIMPL];
+	int			ret = 0;
+	int			made = 0;
+
+	for (; made < NIMPL; made++)
+		if (filter_make(&f[made], (enum impl) made, n, p, &res[made]) != 0)
+		{
+			ret = -1;
+			goto done;
+		}
+	for (int rep = 0; rep < reps; rep++)
+		for (int i = 0; i < NIMPL; i++)
+			if (measure(&f[i], n, &res[i]) != 0)
+			{
+				ret = -1;
+				goto done;
+			}
+done:
+	for (int i = 0; i < made; i++)
+		filter_free(&f[i]);
+	return ret;
 }
 
 static void
@@ -472,6 +506,14 @@ main(int argc, char **argv)
 			ns_full[0] = (uint64_t) d;
 			nn = 1;
 		}
+		else if (strcmp(argv[i], "-r") == 0 && i + 1 < argc)
+		{
+			long		r = strtol(argv[++i], &end, 10);
+
+			if (*end != '\0' || r < 1 || r > 100)
+				goto usage;
+			reps = (int) r;
+		}
 		else if (strcmp(argv[i], "-p") == 0 && i + 1 < argc)
 		{
 			ps_full[0] = strtod(argv[++i], &end);
@@ -485,7 +527,7 @@ main(int argc, char **argv)
 
 	printf("libbloom %s, xxHash %d.%d.%d, %d repetitions (best kept)\n",
 		   bloom_version(), XXH_VERSION_MAJOR, XXH_VERSION_MINOR,
-		   XXH_VERSION_RELEASE, REPS);
+		   XXH_VERSION_RELEASE, reps);
 	printf("hit/miss: independent probes (throughput); hit/dep, miss/dep: each key\n"
 		   "depends on the previous answer (latency), over at most %" PRIu64 " probes\n"
 		   "bf blocked: bit array 64-byte aligned; bf blocked+56: at 56 mod 64\n\n",
@@ -496,13 +538,11 @@ main(int argc, char **argv)
 		{
 			result		res[NIMPL];
 
+			if (run_config(ns_full[in], ps_full[ip], res) != 0)
+				return 1;
 			print_header();
 			for (int i = 0; i < NIMPL; i++)
-			{
-				if (run_one((enum impl) i, ns_full[in], ps_full[ip], &res[i]) != 0)
-					return 1;
 				print_row((enum impl) i, ns_full[in], ps_full[ip], &res[i]);
-			}
 			print_ratios(ns_full[in], ps_full[ip], res);
 		}
 
@@ -510,6 +550,6 @@ main(int argc, char **argv)
 	return 0;
 
 usage:
-	fprintf(stderr, "usage: %s [--quick] [-n N (1000..1e9)] [-p P (0..1)]\n", argv[0]);
+	fprintf(stderr, "usage: %s [--quick] [-n N (1000..1e9)] [-p P (0..1)] [-r REPS]\n", argv[0]);
 	return 2;
 }

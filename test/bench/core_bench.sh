@@ -3,6 +3,7 @@
 #
 #   bash test/bench/core_bench.sh            full run (N = 1M, 10M; p = 1%, 0.1%)
 #   bash test/bench/core_bench.sh --quick    N = 1M, p = 1% only
+#   bash test/bench/core_bench.sh -n 1e7 -p 0.01 -r 5   one configuration
 #
 # Run from anywhere; builds test/bench/core_bench (git-ignored) with the
 # portable flags the extension ships with (-O2, no -march=native).
