@@ -103,8 +103,16 @@ bf_fold_or(bf_view *dst, const bf_view *src)
 			uint8_t    *d = dst->bits + (b >> shift) * BF_BLOCK_BYTES;
 			const uint8_t *s = src->bits + b * BF_BLOCK_BYTES;
 
-			for (int i = 0; i < BF_BLOCK_BYTES; i++)
-				d[i] |= s[i];
+			for (int i = 0; i < BF_BLOCK_BYTES; i += 8)
+			{
+				uint64_t	x,
+							y;
+
+				memcpy(&x, d + i, 8);
+				memcpy(&y, s + i, 8);
+				x |= y;
+				memcpy(d + i, &x, 8);
+			}
 		}
 	}
 	else

@@ -2,14 +2,16 @@
  * core_bench.c
  *		Benchmark of the pure C core (src/core) against Debian's libbloom.
  *
- * For each key count N and target rate p, three filters are built at the
+ * For each key count N and target rate p, these filters are built at the
  * same N and p:
  *
  *   bf classic   bf_size_for(BF_LAYOUT_CLASSIC), keys hashed with
  *                bf_hash_int64 then bf_insert_hash / bf_probe_hash (what the
  *                SQL layer does for integers);
  *   bf blocked   the same with BF_LAYOUT_BLOCKED;
- *   libbloom     bloom_init(&b, N, p), keys passed as 8-byte buffers.
+ *   libbloom     bloom_init(&b, N, p), keys passed as 8-byte buffers
+ *                (Debian's libbloom 1.6 has bloom_init, not bloom_init2;
+ *                its bits/key is the struct's bytes * 8 / N).
  *
  * The blocked filter is measured twice: with its bit array 64-byte aligned
  * (every block one cache line, the design intent) and with the bit array
@@ -31,7 +33,8 @@
  *
  * Usage: core_bench [--quick] [-n N] [-p P] [-r REPS]
  *   --quick  N = 1M and p = 1% only
- *   -n N     this key count only (default 1M and 10M)
+ *   -n N     this key count only (default 1M and 10M; at most 1e8, as
+ *            libbloom counts bits in an int)
  *   -p P     this target rate only (default 0.01 and 0.001)
  *   -r REPS  repetitions, the best kept (default 3)
  * Build and run with test/bench/core_bench.sh.
@@ -48,8 +51,6 @@
 #include "bf_core.h"
 
 #define DEFAULT_REPS 3
-
-static int reps = DEFAULT_REPS;	/* -r */
 #define MISS_PROBES UINT64_C(2000000)	/* non-member probes (FPR, miss) */
 #define MAX_DEP_PROBES UINT64_C(1000000)
 #define BENCH_SEED UINT64_C(0x5eedf00dcafe1234)
@@ -57,6 +58,8 @@ static int reps = DEFAULT_REPS;	/* -r */
 /* keys: a scrambled sequence (odd multiplier: a bijection of 2^64) */
 #define KEY_MULT UINT64_C(0x9e3779b97f4a7c15)
 #define MISS_OFFSET (UINT64_C(1) << 40)
+
+static int	reps = DEFAULT_REPS;	/* -r */
 
 static inline int64_t
 member_key(uint64_t i)
@@ -501,7 +504,7 @@ main(int argc, char **argv)
 		{
 			double		d = strtod(argv[++i], &end);
 
-			if (*end != '\0' || !(d >= 1000.0 && d <= 1e9))
+			if (*end != '\0' || !(d >= 1000.0 && d <= 1e8))
 				goto usage;
 			ns_full[0] = (uint64_t) d;
 			nn = 1;
@@ -550,6 +553,6 @@ main(int argc, char **argv)
 	return 0;
 
 usage:
-	fprintf(stderr, "usage: %s [--quick] [-n N (1000..1e9)] [-p P (0..1)] [-r REPS]\n", argv[0]);
+	fprintf(stderr, "usage: %s [--quick] [-n N (1000..1e8)] [-p P (0..1)] [-r REPS]\n", argv[0]);
 	return 2;
 }
