@@ -21,8 +21,10 @@ REGRESS = bloom_basics bloom_families bloom_combine bloom_estimates \
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CONFIG ?= pg_config
-PG_CPPFLAGS = -Isrc/core
-PG_CFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers
+# PostgreSQL headers as system headers: -Wextra would flag their unused
+# inline-function parameters, which are not ours to fix
+PG_CPPFLAGS = -Isrc/core -isystem $(shell $(PG_CONFIG) --includedir-server)
+PG_CFLAGS = -Wall -Wextra -Werror
 SHLIB_LINK = -lm
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
