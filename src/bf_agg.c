@@ -51,6 +51,7 @@ PG_FUNCTION_INFO_V1(bloomfilter_intersect_agg_combine);
 
 typedef struct BloomAggState
 {
+	MemoryContext ctx;			/* where the state lives */
 	bool		auto_sized;		/* bloom_agg(x): self-sizing */
 	double		fpr;			/* target rate (auto_sized) */
 	int			hashes;			/* k (auto_sized) */
@@ -101,7 +102,10 @@ add_saturating(uint64 a, uint64 b)
 static BloomAggState *
 state_new(MemoryContext aggctx)
 {
-	return MemoryContextAllocZero(aggctx, sizeof(BloomAggState));
+	BloomAggState *st = MemoryContextAllocZero(aggctx, sizeof(BloomAggState));
+
+	st->ctx = aggctx;
+	return st;
 }
 
 /* Gives the state an empty filter of the given geometry. */
@@ -111,8 +115,8 @@ state_set_filter(MemoryContext aggctx, BloomAggState *st, int layout,
 {
 	size_t		len = VARHDRSZ + bf_buffer_size(nbits);
 
-	st->filter = MemoryContextAllocExtended(aggctx, len,
-											MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	/* not MCXT_ALLOC_ZERO: bf_init zeroes it, and it may be 100+ MB */
+	st->filter = MemoryContextAllocExtended(aggctx, len, MCXT_ALLOC_HUGE);
 	SET_VARSIZE(st->filter, len);
 	bf_init((uint8 *) VARDATA(st->filter), layout, hashes, seed, nbits);
 	bf_view_of((uint8 *) VARDATA(st->filter), &st->view);
@@ -268,25 +272,31 @@ auto_max_nblocks(double fpr, int hashes)
 
 /* ---- transition functions ---- */
 
-static BloomAggCache *
+static pg_noinline BloomAggCache *
+agg_cache_init(FunctionCallInfo fcinfo, bool auto_sized)
+{
+	BloomAggCache *c;
+
+	c = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BloomAggCache));
+	bloom_key_type_for_arg(&c->key, fcinfo, 1);
+	if (auto_sized)
+	{
+		/* read the GUCs once per query: every group sizes alike */
+		c->fpr = bloomfilter_default_fpr;
+		c->hashes = bf_auto_hashes(c->fpr);
+		c->max_nblocks = auto_max_nblocks(c->fpr, c->hashes);
+	}
+	fcinfo->flinfo->fn_extra = c;
+	return c;
+}
+
+/* Called for every row: the common case is one pointer test. */
+static inline BloomAggCache *
 agg_cache(FunctionCallInfo fcinfo, bool auto_sized)
 {
-	BloomAggCache *c = (BloomAggCache *) fcinfo->flinfo->fn_extra;
-
-	if (c == NULL)
-	{
-		c = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BloomAggCache));
-		bloom_key_type_for_arg(&c->key, fcinfo, 1);
-		if (auto_sized)
-		{
-			/* read the GUCs once per query: every group sizes alike */
-			c->fpr = bloomfilter_default_fpr;
-			c->hashes = bf_auto_hashes(c->fpr);
-			c->max_nblocks = auto_max_nblocks(c->fpr, c->hashes);
-		}
-		fcinfo->flinfo->fn_extra = c;
-	}
-	return c;
+	if (likely(fcinfo->flinfo->fn_extra != NULL))
+		return (BloomAggCache *) fcinfo->flinfo->fn_extra;
+	return agg_cache_init(fcinfo, auto_sized);
 }
 
 /*
@@ -297,12 +307,13 @@ agg_cache(FunctionCallInfo fcinfo, bool auto_sized)
 Datum
 bloomfilter_agg_trans(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggctx = agg_context(fcinfo, "bloomfilter_agg_trans");
 	BloomAggState *st = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
 	BloomAggCache *c = agg_cache(fcinfo, false);
 
+	/* the aggregate context is looked up (and checked) once, at creation */
 	if (st == NULL)
 	{
+		MemoryContext aggctx = agg_context(fcinfo, "bloomfilter_agg_trans");
 		int64		capacity;
 		double		fpr;
 		uint64		nbits;
@@ -347,14 +358,14 @@ bloomfilter_agg_trans(PG_FUNCTION_ARGS)
 Datum
 bloomfilter_auto_agg_trans(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggctx = agg_context(fcinfo, "bloomfilter_auto_agg_trans");
 	BloomAggState *st = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
 	BloomAggCache *c = agg_cache(fcinfo, true);
 	uint64		h;
 
+	/* the aggregate context is looked up (and checked) once, at creation */
 	if (st == NULL)
 	{
-		st = state_new(aggctx);
+		st = state_new(agg_context(fcinfo, "bloomfilter_auto_agg_trans"));
 		st->auto_sized = true;
 		st->fpr = c->fpr;
 		st->hashes = c->hashes;
@@ -377,8 +388,8 @@ bloomfilter_auto_agg_trans(PG_FUNCTION_ARGS)
 		st->type_tag = c->key.type_tag;
 	}
 	st->added = add_saturating(st->added, 1);
-	if (set_add(aggctx, st, h) && set_distinct(st) > BF_AGG_EXACT_MAX)
-		state_to_filter_phase(aggctx, st, c->max_nblocks);
+	if (set_add(st->ctx, st, h) && set_distinct(st) > BF_AGG_EXACT_MAX)
+		state_to_filter_phase(st->ctx, st, c->max_nblocks);
 	PG_RETURN_POINTER(st);
 }
 
@@ -739,7 +750,7 @@ bloomfilter_agg_deserialize(PG_FUNCTION_ARGS)
 	bytea	   *b = PG_GETARG_BYTEA_PP(0);
 	const uint8 *p = (const uint8 *) VARDATA_ANY(b);
 	size_t		len = VARSIZE_ANY_EXHDR(b);
-	BloomAggState *st = palloc0(sizeof(BloomAggState));
+	BloomAggState *st = state_new(CurrentMemoryContext);
 
 	if (len < 1)
 		bad_state("empty");

@@ -25,7 +25,7 @@ struct varlena *
 bloomfilter_alloc(uint64 nbits)
 {
 	size_t		len = VARHDRSZ + bf_buffer_size(nbits);
-	struct varlena *f = (struct varlena *) palloc0(len);
+	struct varlena *f = (struct varlena *) palloc(len);
 
 	SET_VARSIZE(f, len);
 	return f;

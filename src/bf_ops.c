@@ -244,6 +244,17 @@ typedef struct BloomProbeCache
 	Oid			toastrelid;
 	Oid			valueid;
 	bf_view		view;			/* view of flat */
+
+	/*
+	 * An inline filter is read in place.  Its decoded header is kept with
+	 * the address and header bytes it came from: the same bytes at the same
+	 * address give the same view (which points at the bits, wherever they
+	 * are now), so the check and decode are skipped for a filter that comes
+	 * back row after row (a constant, a parameter, a subquery's result).
+	 */
+	const struct varlena *inline_ptr;
+	uint8		inline_header[VARHDRSZ + BF_HEADER_SIZE];
+	bf_view		inline_view;
 } BloomProbeCache;
 
 static BloomProbeCache *
@@ -286,6 +297,20 @@ probe_filter_view(FunctionCallInfo fcinfo, BloomProbeCache *c, Datum d,
 			c->valueid = ext.va_valueid;
 		}
 		*v = c->view;
+		return;
+	}
+	if (!VARATT_IS_EXTENDED(raw) && VARSIZE(raw) >= VARHDRSZ + BF_HEADER_SIZE)
+	{
+		if (c->inline_ptr == raw &&
+			memcmp(c->inline_header, raw, VARHDRSZ + BF_HEADER_SIZE) == 0)
+		{
+			*v = c->inline_view;
+			return;
+		}
+		bloomfilter_view(raw, v);
+		c->inline_ptr = raw;
+		memcpy(c->inline_header, raw, VARHDRSZ + BF_HEADER_SIZE);
+		c->inline_view = *v;
 		return;
 	}
 	bloomfilter_view(PG_DETOAST_DATUM_PACKED(d), v);

@@ -27,7 +27,7 @@ extern int	bloomfilter_agg_max_capacity;
 
 /* ---- bf_io.c ---- */
 
-/* palloc a zeroed datum able to hold a filter of nbits bits. */
+/* palloc a datum able to hold a filter of nbits bits; bf_init fills it. */
 extern struct varlena *bloomfilter_alloc(uint64 nbits);
 
 /*

@@ -252,6 +252,24 @@ bf_range32(uint32_t x, uint32_t n)
 
 #define BF_BLOCK_MULT UINT32_C(0x9e3779b9)
 
+/*
+ * Population count.  Portable builds (no -mpopcnt) turn the builtin into a
+ * call to libgcc's bit-at-a-time routine; the SWAR form is several times
+ * faster there.
+ */
+static inline unsigned
+bf_popcount64(uint64_t x)
+{
+#ifdef __POPCNT__
+	return (unsigned) __builtin_popcountll(x);
+#else
+	x = x - ((x >> 1) & UINT64_C(0x5555555555555555));
+	x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
+	x = (x + (x >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
+	return (unsigned) ((x * UINT64_C(0x0101010101010101)) >> 56);
+#endif
+}
+
 /* ---- insert and probe (the hot path, inlined) ---- */
 
 /*
@@ -300,11 +318,17 @@ bf_classic_probe(const uint8_t *bits, uint64_t nbits, int k, uint64_t h)
  * inside the block from their top 9 bits (the scheme of RocksDB's
  * FastLocalBloom).  One cache line per insert or probe.
  */
+static inline uint8_t *
+bf_block_of(uint8_t *bits, uint64_t nbits, uint64_t h)
+{
+	return bits + (size_t) bf_range32((uint32_t) (h >> 32),
+									  (uint32_t) (nbits / BF_BLOCK_BITS)) * BF_BLOCK_BYTES;
+}
+
 static inline void
 bf_blocked_insert(uint8_t *bits, uint64_t nbits, int k, uint64_t h)
 {
-	uint32_t	nblocks = (uint32_t) (nbits / BF_BLOCK_BITS);
-	uint8_t    *block = bits + (size_t) bf_range32((uint32_t) (h >> 32), nblocks) * BF_BLOCK_BYTES;
+	uint8_t    *block = bf_block_of(bits, nbits, h);
 	uint32_t	x = (uint32_t) h;
 
 	for (int i = 0; i < k; i++)
@@ -316,23 +340,35 @@ bf_blocked_insert(uint8_t *bits, uint64_t nbits, int k, uint64_t h)
 	}
 }
 
+/*
+ * The probe gathers the key's k bits into a 512-bit mask of eight words and
+ * compares whole words: fewer instructions than testing bit by bit, and no
+ * data-dependent branch.  (Bit p of the byte array is bit p & 63 of the
+ * little-endian word p >> 6.)
+ */
 static inline bool
 bf_blocked_probe(const uint8_t *bits, uint64_t nbits, int k, uint64_t h)
 {
-	uint32_t	nblocks = (uint32_t) (nbits / BF_BLOCK_BITS);
-	const uint8_t *block = bits + (size_t) bf_range32((uint32_t) (h >> 32), nblocks) * BF_BLOCK_BYTES;
+	const uint8_t *block = bf_block_of((uint8_t *) bits, nbits, h);
 	uint32_t	x = (uint32_t) h;
-	bool		found = true;
+	uint64_t	mask[8] = {0};
+	uint64_t	miss = 0;
 
-	/* No early exit: the line is in cache after the first test anyway. */
 	for (int i = 0; i < k; i++)
 	{
 		uint32_t	bit = x >> 23;
 
-		found &= (block[bit >> 3] >> (bit & 7)) & 1;
+		mask[bit >> 6] |= UINT64_C(1) << (bit & 63);
 		x *= BF_BLOCK_MULT;
 	}
-	return found;
+	for (int w = 0; w < 8; w++)
+	{
+		uint64_t	word;
+
+		memcpy(&word, block + w * 8, 8);
+		miss |= mask[w] & ~BF_BSWAP64(word);
+	}
+	return miss == 0;
 }
 
 /* Insert a hashed key; counts the add (saturating). */

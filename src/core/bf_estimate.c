@@ -28,7 +28,7 @@ bf_popcount(const bf_view *v)
 	uint64_t	count = 0;
 
 	for (uint64_t i = 0; i < nwords; i++)
-		count += (uint64_t) __builtin_popcountll(load_word(v->bits + i * 8));
+		count += bf_popcount64(load_word(v->bits + i * 8));
 	return count;
 }
 
@@ -38,7 +38,7 @@ block_popcount(const uint8_t *block)
 	unsigned	count = 0;
 
 	for (int i = 0; i < BF_BLOCK_BYTES; i += 8)
-		count += (unsigned) __builtin_popcountll(load_word(block + i));
+		count += bf_popcount64(load_word(block + i));
 	return count;
 }
 

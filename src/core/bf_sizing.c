@@ -51,22 +51,37 @@ bf_blocked_expected_fpr(double nblocks, int k, double n)
 	double		spread,
 				lo,
 				hi,
+				pmf,
+				miss,
 				sum = 0.0;
 	double		miss_per_key = pow(1.0 - 1.0 / BF_BLOCK_BITS, k);
 
 	if (lambda <= 0.0)
 		return 0.0;
+
+	/*
+	 * With thousands of keys per block every block is full to within
+	 * rounding: the Poisson spread no longer matters, and summing hundreds
+	 * of thousands of terms would (the self-sizing aggregate asks this for
+	 * n up to 10^8 in one block).
+	 */
+	if (lambda > 4096.0)
+		return pow(-expm1(lambda * log(miss_per_key)), k);
+
 	spread = 12.0 * sqrt(lambda) + 30.0;
 	lo = floor(lambda - spread);
 	if (lo < 0)
 		lo = 0;
 	hi = ceil(lambda + spread);
+
+	/* pmf and miss^l by recurrence from the first term: no exp per term */
+	pmf = exp(lo * log(lambda) - lambda - lgamma(lo + 1.0));
+	miss = pow(miss_per_key, lo);
 	for (double l = lo; l <= hi; l += 1.0)
 	{
-		double		pmf = exp(l * log(lambda) - lambda - lgamma(l + 1.0));
-		double		fill = 1.0 - pow(miss_per_key, l);
-
-		sum += pmf * pow(fill, k);
+		sum += pmf * pow(1.0 - miss, k);
+		pmf *= lambda / (l + 1.0);
+		miss *= miss_per_key;
 	}
 	return sum;
 }
@@ -180,6 +195,11 @@ bf_auto_nblocks(double n, double p, int k, uint64_t max_nblocks)
 	uint64_t	nb = 1;
 
 	p /= BF_BLOCKED_MARGIN;
+	/* start near the answer: a block holds at most 512 keys' worth */
+	while (nb < max_nblocks && (double) nb * 2 * BF_BLOCK_BITS < n)
+		nb <<= 1;
+	while (nb > 1 && bf_blocked_expected_fpr((double) (nb >> 1), k, n) <= p)
+		nb >>= 1;
 	while (nb < max_nblocks && bf_blocked_expected_fpr((double) nb, k, n) > p)
 		nb <<= 1;
 	return nb;
