@@ -93,3 +93,86 @@ SELECT bloom_union_agg(f) IS NULL AS all_null FROM (VALUES (NULL::bloomfilter)) 
 SELECT bloom_union_agg(f) FROM (VALUES (bloom_empty_bits(1024, 3)), (bloom_empty_bits(1024, 4))) v(f);
 
 DROP TABLE agg_keys, agg_parallel, agg_hashed, agg_sorted, agg_windows, agg_many, agg_many_parallel;
+
+--
+-- Self-sizing bloom_agg(x): no capacity given
+--
+
+-- the finished filter meets the target rate (bloomfilter.default_fpr, 1%)
+-- within 1.25x and is within 2.2x of the optimal size, from a handful of keys
+-- to a million (the smallest filter is one 512-bit block)
+SELECT n, bits, hashes,
+       bits <= greatest(512, 2.2 * bloom_optimal_bits(n, 0.01)) AS size_ok,
+       (SELECT count(*) FROM generate_series(1000000000, 1000199999) x WHERE x <@ f) / 200000.0 <= 0.0125 AS fpr_ok
+FROM (VALUES (1), (100), (1000), (65536), (100000), (1000000)) v(n),
+     LATERAL (SELECT bloom_agg(g) AS f FROM generate_series(1, n) g) a, bloom_info(a.f)
+ORDER BY n;
+
+-- the target rate comes from bloomfilter.default_fpr
+SET bloomfilter.default_fpr = 0.001;
+SELECT hashes, (SELECT count(*) FROM generate_series(1000000000, 1000999999) x WHERE x <@ f) / 1e6 <= 0.00125 AS fpr_ok
+FROM (SELECT bloom_agg(g) AS f FROM generate_series(1, 100000) g) a, bloom_info(a.f);
+RESET bloomfilter.default_fpr;
+
+-- filters built from very different numbers of keys combine: their sizes
+-- are powers of two apart and the larger folds; nothing is lost and the
+-- result reports its real rate
+CREATE TABLE agg_auto_parts AS
+SELECT (SELECT bloom_agg(g) FROM generate_series(1, 1000) g) AS small,
+       (SELECT bloom_agg(g) FROM generate_series(500001, 600000) g) AS big;
+ALTER TABLE agg_auto_parts ADD COLUMN u bloomfilter;
+UPDATE agg_auto_parts SET u = small | big;
+SELECT (bloom_info(small)).bits AS small_bits, (bloom_info(big)).bits AS big_bits,
+       (bloom_info(u)).bits AS union_bits,
+       (SELECT count(*) FROM generate_series(1, 1000) g WHERE NOT g <@ u) +
+       (SELECT count(*) FROM generate_series(500001, 600000) g WHERE NOT g <@ u) AS false_negatives,
+       abs((SELECT count(*) FROM generate_series(2000001, 2100000) x WHERE x <@ u) / 100000.0
+           - bloom_fpr(u)) < 0.1 * bloom_fpr(u) AS reported_rate_is_true
+FROM agg_auto_parts;
+SELECT bloom_union_agg(f) = ((SELECT small FROM agg_auto_parts) | (SELECT big FROM agg_auto_parts)) AS union_agg_folds
+FROM (SELECT small AS f FROM agg_auto_parts UNION ALL SELECT big FROM agg_auto_parts) u;
+
+-- the same keys give the same bytes whatever the plan.  A small
+-- agg_max_capacity makes the full-size filter small, so that sets past the
+-- exact phase (here about 6,000 distinct keys) are cheap to test
+SET bloomfilter.agg_max_capacity = 100000;
+CREATE TABLE agg_auto_keys AS SELECT g AS id, g % 7 AS grp FROM generate_series(1, 200000) g;
+ANALYZE agg_auto_keys;
+SET max_parallel_workers_per_gather = 0;
+CREATE TABLE agg_auto_serial AS
+SELECT n, (SELECT bloom_agg(id) FROM agg_auto_keys WHERE id <= n) AS f
+FROM (VALUES (100), (5000), (7000), (50000), (200000)) v(n);
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+EXPLAIN (COSTS OFF) SELECT bloom_agg(id) FROM agg_auto_keys WHERE id <= 7000;
+CREATE TABLE agg_auto_parallel (n int, f bloomfilter);
+INSERT INTO agg_auto_parallel SELECT 100, bloom_agg(id) FROM agg_auto_keys WHERE id <= 100;
+INSERT INTO agg_auto_parallel SELECT 5000, bloom_agg(id) FROM agg_auto_keys WHERE id <= 5000;
+INSERT INTO agg_auto_parallel SELECT 7000, bloom_agg(id) FROM agg_auto_keys WHERE id <= 7000;
+INSERT INTO agg_auto_parallel SELECT 50000, bloom_agg(id) FROM agg_auto_keys WHERE id <= 50000;
+INSERT INTO agg_auto_parallel SELECT 200000, bloom_agg(id) FROM agg_auto_keys WHERE id <= 200000;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+SET max_parallel_workers_per_gather = 0;
+SELECT n, (bloom_info(s.f)).bits, s.f = p.f AS parallel_same,
+       s.f = (SELECT bloom_agg(id) FROM (SELECT id FROM agg_auto_keys WHERE id <= n ORDER BY id DESC) r) AS reversed_same,
+       (bloom_info(s.f)).bits_set = (bloom_info((SELECT bloom_agg(id) FROM (SELECT id FROM agg_auto_keys WHERE id <= n UNION ALL SELECT id FROM agg_auto_keys WHERE id <= n / 2) d))).bits_set AS duplicates_same_bits
+FROM agg_auto_serial s JOIN agg_auto_parallel p USING (n) ORDER BY n;
+RESET max_parallel_workers_per_gather;
+
+-- hashed and sorted GROUP BY agree, and each group finds its keys
+SET enable_sort = off;
+CREATE TABLE agg_auto_hashed AS SELECT grp, bloom_agg(id) AS f FROM agg_auto_keys GROUP BY grp;
+RESET enable_sort;
+SET enable_hashagg = off;
+SELECT count(*) AS groups, bool_and(h.f = s.f) AS same
+FROM agg_auto_hashed h JOIN (SELECT grp, bloom_agg(id) AS f FROM agg_auto_keys GROUP BY grp) s USING (grp);
+RESET enable_hashagg;
+SELECT sum((SELECT count(*) FROM agg_auto_keys k WHERE k.grp = h.grp AND NOT k.id <@ h.f)) AS false_negatives
+FROM agg_auto_hashed h;
+RESET bloomfilter.agg_max_capacity;
+
+DROP TABLE agg_auto_parts, agg_auto_keys, agg_auto_serial, agg_auto_parallel, agg_auto_hashed;

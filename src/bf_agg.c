@@ -13,20 +13,23 @@
  * for the number of distinct keys, which is not known until the end.  The
  * state has two phases:
  *
- *   - exact: the distinct key hashes in a small open-addressing set, up to
- *     BF_AGG_EXACT_MAX of them (16 bytes a key at most: a small group costs
- *     little).  At the end, the filter is sized for exactly that many keys.
- *   - filter: past that, a filter of the largest size the aggregate makes
- *     (bloomfilter.agg_max_capacity keys at the target rate).  At the end it
- *     is folded down to the size its estimated cardinality needs.  Folding
- *     a filter of m*2^j bits gives exactly the filter the same keys would
- *     have built at m bits, so the result depends on the keys alone.
+ *   - exact: the key hashes in an array, kept sorted and free of
+ *     duplicates by a radix sort and merge whenever its unsorted tail fills
+ *     up.  A small group costs a few bytes a key.  At the end the filter is
+ *     sized for exactly that many keys, and built in block order.
+ *   - filter: once more than exact_max distinct hashes are held (as many as
+ *     fit in half the memory of the full-size filter), a filter of the
+ *     largest size the aggregate makes (bloomfilter.agg_max_capacity keys
+ *     at the target rate) plus a HyperLogLog sketch of the hashes.  At the
+ *     end the filter is folded to the size the sketch's estimate needs.
+ *     Folding a filter of m*2^j bits gives exactly the filter the same keys
+ *     would have built at m bits.
  *
- * Both phases choose the size by the same rule (bf_auto_nblocks): the
- * smallest power-of-two block count that meets the rate.  A set of keys is
- * either small enough that every plan keeps it exact, or large enough that
- * every plan reaches the filter phase with the same full-size filter, so
- * serial, parallel, sorted and hashed plans agree byte for byte.
+ * Whether a set has more than exact_max distinct keys is a property of the
+ * keys, not of the plan; a state still exact at the end but over that
+ * limit (serial plans compact lazily) sizes by the same sketch, built from
+ * its hashes.  So serial, parallel, sorted and hashed plans agree byte for
+ * byte.
  */
 #include "bloomfilter.h"
 
@@ -43,8 +46,8 @@ PG_FUNCTION_INFO_V1(bloomfilter_union_agg_trans);
 PG_FUNCTION_INFO_V1(bloomfilter_intersect_agg_trans);
 PG_FUNCTION_INFO_V1(bloomfilter_intersect_agg_combine);
 
-/* Distinct keys kept exactly before switching to a full-size filter. */
-#define BF_AGG_EXACT_MAX	65536
+/* First capacity of the exact phase's hash array. */
+#define BF_AGG_FIRST_CAP	16
 
 /* Hashes buffered before a batched, prefetching insert. */
 #define BF_AGG_PENDING		32
@@ -57,10 +60,13 @@ typedef struct BloomAggState
 	int			hashes;			/* k (auto_sized) */
 
 	/* exact phase (auto_sized and filter == NULL) */
-	uint64	   *set;			/* open addressing, 0 = empty slot */
-	uint32		set_slots;		/* a power of two */
-	uint32		set_count;		/* distinct non-zero hashes in set */
-	bool		set_has_zero;	/* the hash 0 was seen */
+	uint64	   *keys;			/* [0, nsorted) sorted and distinct, then
+								 * appended hashes up to nkeys */
+	uint32		cap;			/* room in keys */
+	uint32		nsorted;
+	uint32		nkeys;
+	uint32		exact_max;		/* most distinct hashes the phase holds */
+	uint64		max_nblocks;	/* size of the filter phase's filter */
 	uint64		added;			/* non-NULL keys seen */
 	uint16		family;
 	uint32		type_tag;
@@ -68,6 +74,7 @@ typedef struct BloomAggState
 	/* filter phase */
 	struct varlena *filter;		/* in the aggregate context, or NULL */
 	bf_view		view;			/* of filter; header fields kept here */
+	uint8	   *hll;			/* filter phase of a self-sizing state */
 	int			npending;
 	uint64		pending[BF_AGG_PENDING];
 } BloomAggState;
@@ -79,6 +86,7 @@ typedef struct BloomAggCache
 	double		fpr;
 	int			hashes;
 	uint64		max_nblocks;
+	uint32		exact_max;
 } BloomAggCache;
 
 static MemoryContext
@@ -155,107 +163,79 @@ state_sync(BloomAggState *st)
 	bf_store_header((uint8 *) VARDATA(st->filter), &st->view);
 }
 
-/* ---- the exact phase: a set of 64-bit hashes ---- */
+/* ---- the exact phase: a sorted array of 64-bit hashes ---- */
+
+/*
+ * Sorts the appended tail and merges it into the sorted prefix, then grows
+ * the array when it is more than half full.
+ */
+static void
+exact_compact(BloomAggState *st)
+{
+	uint32		ntail = st->nkeys - st->nsorted;
+	uint64	   *tmp;
+
+	if (ntail == 0)
+		return;
+	tmp = MemoryContextAllocHuge(st->ctx, (Size) ntail * sizeof(uint64));
+	bf_sort_hashes(st->keys + st->nsorted, tmp, ntail);
+	memcpy(tmp, st->keys + st->nsorted, (Size) ntail * sizeof(uint64));
+	st->nsorted = (uint32) bf_merge_hashes(st->keys, st->nsorted, tmp, ntail);
+	st->nkeys = st->nsorted;
+	pfree(tmp);
+}
 
 static void
-set_insert_raw(uint64 *slots, uint32 nslots, uint64 h)
+exact_reserve(BloomAggState *st, uint32 cap)
 {
-	uint32		mask = nslots - 1;
-	uint32		i = (uint32) (h >> 32) & mask;
-
-	while (slots[i] != 0)
-	{
-		if (slots[i] == h)
-			return;
-		i = (i + 1) & mask;
-	}
-	slots[i] = h;
+	if (st->keys == NULL)
+		st->keys = MemoryContextAllocHuge(st->ctx, (Size) cap * sizeof(uint64));
+	else if (cap > st->cap)
+		st->keys = repalloc_huge(st->keys, (Size) cap * sizeof(uint64));
+	if (cap > st->cap)
+		st->cap = cap;
 }
 
-/* Adds h; returns true if it was new. */
-static bool
-set_add(MemoryContext aggctx, BloomAggState *st, uint64 h)
-{
-	uint32		mask;
-	uint32		i;
-
-	if (h == 0)
-	{
-		bool		was = st->set_has_zero;
-
-		st->set_has_zero = true;
-		return !was;
-	}
-	if (st->set == NULL || (st->set_count + 1) * 2 > st->set_slots)
-	{
-		uint32		nslots = st->set == NULL ? 16 : st->set_slots * 2;
-		uint64	   *slots = MemoryContextAllocZero(aggctx, nslots * sizeof(uint64));
-
-		for (uint32 j = 0; st->set != NULL && j < st->set_slots; j++)
-			if (st->set[j] != 0)
-				set_insert_raw(slots, nslots, st->set[j]);
-		if (st->set)
-			pfree(st->set);
-		st->set = slots;
-		st->set_slots = nslots;
-	}
-	mask = st->set_slots - 1;
-	i = (uint32) (h >> 32) & mask;
-	while (st->set[i] != 0)
-	{
-		if (st->set[i] == h)
-			return false;
-		i = (i + 1) & mask;
-	}
-	st->set[i] = h;
-	st->set_count++;
-	return true;
-}
-
-static uint32
-set_distinct(const BloomAggState *st)
-{
-	return st->set_count + (st->set_has_zero ? 1 : 0);
-}
-
-/* Inserts every hash of the set into a filter view. */
+/* Inserts every held hash into a filter view, in order. */
 static void
-set_insert_into(const BloomAggState *st, bf_view *v)
+exact_insert_into(const BloomAggState *st, bf_view *v)
 {
-	uint64		batch[BF_AGG_PENDING];
-	int			n = 0;
-
-	if (st->set_has_zero)
-		batch[n++] = 0;
-	for (uint32 j = 0; st->set != NULL && j < st->set_slots; j++)
-	{
-		if (st->set[j] == 0)
-			continue;
-		batch[n++] = st->set[j];
-		if (n == BF_AGG_PENDING)
-		{
-			bf_insert_batch(v, batch, n);
-			n = 0;
-		}
-	}
-	bf_insert_batch(v, batch, n);
+	for (uint32 j = 0; j < st->nkeys; j++)
+		bf_insert_hash(v, st->keys[j]);
 }
 
-/* Leaves the exact phase: all hashes go into a full-size filter. */
+/* Leaves the exact phase: a full-size filter and a sketch of the hashes. */
 static void
-state_to_filter_phase(MemoryContext aggctx, BloomAggState *st, uint64 max_nblocks)
+state_to_filter_phase(BloomAggState *st)
 {
-	state_set_filter(aggctx, st, BF_LAYOUT_BLOCKED, st->hashes, 0,
-					 max_nblocks * BF_BLOCK_BITS);
-	set_insert_into(st, &st->view);
+	exact_compact(st);
+	state_set_filter(st->ctx, st, BF_LAYOUT_BLOCKED, st->hashes, 0,
+					 st->max_nblocks * BF_BLOCK_BITS);
+	st->hll = MemoryContextAllocZero(st->ctx, BF_HLL_REGISTERS);
+	for (uint32 j = 0; j < st->nkeys; j++)
+		bf_hll_add(st->hll, st->keys[j]);
+	exact_insert_into(st, &st->view);
 	st->view.added = st->added;
 	st->view.family = st->family;
 	st->view.type_tag = st->type_tag;
-	if (st->set)
-		pfree(st->set);
-	st->set = NULL;
-	st->set_slots = st->set_count = 0;
-	st->set_has_zero = false;
+	if (st->keys)
+		pfree(st->keys);
+	st->keys = NULL;
+	st->cap = st->nsorted = st->nkeys = 0;
+}
+
+/*
+ * Called when the array is full: compact, then grow, or leave the phase
+ * once the distinct hashes pass exact_max.
+ */
+static void
+exact_full(BloomAggState *st)
+{
+	exact_compact(st);
+	if (st->nsorted > st->exact_max)
+		state_to_filter_phase(st);
+	else if (st->nsorted > st->cap / 2 && st->cap < st->exact_max / 3 * 4)
+		exact_reserve(st, st->cap * 2);
 }
 
 /* The largest power-of-two block count a self-sizing filter may use. */
@@ -285,6 +265,20 @@ agg_cache_init(FunctionCallInfo fcinfo, bool auto_sized)
 		c->fpr = bloomfilter_default_fpr;
 		c->hashes = bf_auto_hashes(c->fpr);
 		c->max_nblocks = auto_max_nblocks(c->fpr, c->hashes);
+
+		/*
+		 * The exact phase may use about as much memory as the filter it
+		 * stands in for: an array of half the filter's bytes, plus a sort
+		 * buffer for its tail.  Three quarters full, it gives way.
+		 */
+		{
+			uint64		cap = 1;
+
+			while (cap * 2 * sizeof(uint64) <= c->max_nblocks * BF_BLOCK_BYTES / 2 &&
+				   cap * 2 <= (uint64) PG_UINT32_MAX / 2)
+				cap *= 2;
+			c->exact_max = (uint32) Max(cap / 4 * 3, 1024);
+		}
 	}
 	fcinfo->flinfo->fn_extra = c;
 	return c;
@@ -369,6 +363,8 @@ bloomfilter_auto_agg_trans(PG_FUNCTION_ARGS)
 		st->auto_sized = true;
 		st->fpr = c->fpr;
 		st->hashes = c->hashes;
+		st->max_nblocks = c->max_nblocks;
+		st->exact_max = c->exact_max;
 	}
 	if (PG_ARGISNULL(1))
 		PG_RETURN_POINTER(st);
@@ -376,6 +372,7 @@ bloomfilter_auto_agg_trans(PG_FUNCTION_ARGS)
 	h = bloom_hash_fast(&c->key, PG_GETARG_DATUM(1), 0);
 	if (st->filter != NULL)
 	{
+		bf_hll_add(st->hll, h);
 		st->pending[st->npending++] = h;
 		if (st->npending == BF_AGG_PENDING)
 			state_flush(st);
@@ -388,8 +385,22 @@ bloomfilter_auto_agg_trans(PG_FUNCTION_ARGS)
 		st->type_tag = c->key.type_tag;
 	}
 	st->added = add_saturating(st->added, 1);
-	if (set_add(st->ctx, st, h) && set_distinct(st) > BF_AGG_EXACT_MAX)
-		state_to_filter_phase(st->ctx, st, c->max_nblocks);
+	if (st->nkeys == st->cap)
+	{
+		if (st->keys == NULL)
+			exact_reserve(st, BF_AGG_FIRST_CAP);
+		else
+			exact_full(st);
+		if (st->filter != NULL)
+		{
+			bf_hll_add(st->hll, h);
+			st->pending[st->npending++] = h;
+			/* the add was counted above, before the switch */
+			st->view.added--;
+			PG_RETURN_POINTER(st);
+		}
+	}
+	st->keys[st->nkeys++] = h;
 	PG_RETURN_POINTER(st);
 }
 
@@ -401,19 +412,30 @@ auto_final(BloomAggState *st)
 {
 	struct varlena *out;
 	bf_view		v;
+	double		n;
 	uint64		nblocks;
 
 	if (st->filter == NULL)
 	{
-		nblocks = bf_auto_nblocks((double) set_distinct(st), st->fpr, st->hashes,
-								  UINT64CONST(1) << 40);
-		if (nblocks * BF_BLOCK_BITS > BF_MAX_NBITS)
-			elog(ERROR, "self-sizing bloomfilter for %u keys is too large", set_distinct(st));
+		exact_compact(st);
+		if (st->nsorted <= st->exact_max)
+			n = (double) st->nsorted;
+		else
+		{
+			/* over the limit: size as the filter phase would, by the sketch */
+			uint8	   *hll = palloc0(BF_HLL_REGISTERS);
+
+			for (uint32 j = 0; j < st->nkeys; j++)
+				bf_hll_add(hll, st->keys[j]);
+			n = bf_hll_estimate(hll);
+			pfree(hll);
+		}
+		nblocks = bf_auto_nblocks(n, st->fpr, st->hashes, st->max_nblocks);
 		out = bloomfilter_alloc(nblocks * BF_BLOCK_BITS);
 		bf_init((uint8 *) VARDATA(out), BF_LAYOUT_BLOCKED, st->hashes, 0,
 				nblocks * BF_BLOCK_BITS);
 		bf_view_of((uint8 *) VARDATA(out), &v);
-		set_insert_into(st, &v);
+		exact_insert_into(st, &v);
 		v.added = st->added;
 		v.family = st->family;
 		v.type_tag = st->type_tag;
@@ -421,9 +443,9 @@ auto_final(BloomAggState *st)
 		return out;
 	}
 
-	/* filter phase: fold down to the size the estimated cardinality needs */
+	/* filter phase: fold down to the size the sketch's estimate needs */
 	state_sync(st);
-	nblocks = bf_auto_nblocks(bf_est_cardinality(&st->view), st->fpr, st->hashes,
+	nblocks = bf_auto_nblocks(bf_hll_estimate(st->hll), st->fpr, st->hashes,
 							  st->view.nbits / BF_BLOCK_BITS);
 	out = bloomfilter_alloc(nblocks * BF_BLOCK_BITS);
 	bf_init((uint8 *) VARDATA(out), BF_LAYOUT_BLOCKED, st->hashes, 0,
@@ -528,16 +550,17 @@ state_copy(MemoryContext aggctx, BloomAggState *s)
 	st->auto_sized = s->auto_sized;
 	st->fpr = s->fpr;
 	st->hashes = s->hashes;
+	st->max_nblocks = s->max_nblocks;
+	st->exact_max = s->exact_max;
 	st->added = s->added;
 	st->family = s->family;
 	st->type_tag = s->type_tag;
-	st->set_has_zero = s->set_has_zero;
-	if (s->set != NULL)
+	if (s->keys != NULL)
 	{
-		st->set = MemoryContextAlloc(aggctx, s->set_slots * sizeof(uint64));
-		memcpy(st->set, s->set, s->set_slots * sizeof(uint64));
-		st->set_slots = s->set_slots;
-		st->set_count = s->set_count;
+		exact_reserve(st, Max(s->cap, BF_AGG_FIRST_CAP));
+		memcpy(st->keys, s->keys, (Size) s->nkeys * sizeof(uint64));
+		st->nsorted = s->nsorted;
+		st->nkeys = s->nkeys;
 	}
 	if (s->filter != NULL)
 	{
@@ -546,13 +569,19 @@ state_copy(MemoryContext aggctx, BloomAggState *s)
 		memcpy(st->filter, s->filter, VARSIZE(s->filter));
 		bf_view_of((uint8 *) VARDATA(st->filter), &st->view);
 	}
+	if (s->hll != NULL)
+	{
+		st->hll = MemoryContextAlloc(aggctx, BF_HLL_REGISTERS);
+		memcpy(st->hll, s->hll, BF_HLL_REGISTERS);
+	}
 	return st;
 }
 
 static void
 check_same_target(BloomAggState *a, BloomAggState *b)
 {
-	if (a->auto_sized != b->auto_sized || a->fpr != b->fpr || a->hashes != b->hashes)
+	if (a->auto_sized != b->auto_sized || a->fpr != b->fpr || a->hashes != b->hashes ||
+		a->max_nblocks != b->max_nblocks || a->exact_max != b->exact_max)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("cannot combine bloom_agg states built for different targets")));
@@ -562,42 +591,42 @@ check_same_target(BloomAggState *a, BloomAggState *b)
 static void
 auto_combine(MemoryContext aggctx, BloomAggState *s1, BloomAggState *s2)
 {
-	uint64		max_nblocks;
-
 	check_same_target(s1, s2);
+	if (s1->family == BF_FAMILY_NONE)
+	{
+		s1->family = s2->family;
+		s1->type_tag = s2->type_tag;
+	}
 	if (s1->filter == NULL && s2->filter == NULL)
 	{
-		/* both exact: a set union, which may cross into the filter phase */
-		if (s1->family == BF_FAMILY_NONE)
-		{
-			s1->family = s2->family;
-			s1->type_tag = s2->type_tag;
-		}
+		/* both exact: a merge of sorted arrays, which may leave the phase */
+		exact_compact(s1);
+		exact_compact(s2);
 		s1->added = add_saturating(s1->added, s2->added);
-		if (s2->set_has_zero)
-			(void) set_add(aggctx, s1, 0);
-		for (uint32 j = 0; s2->set != NULL && j < s2->set_slots; j++)
-			if (s2->set[j] != 0)
-				(void) set_add(aggctx, s1, s2->set[j]);
-		if (set_distinct(s1) > BF_AGG_EXACT_MAX)
-		{
-			max_nblocks = auto_max_nblocks(s1->fpr, s1->hashes);
-			state_to_filter_phase(aggctx, s1, max_nblocks);
-		}
+		if (s2->nsorted == 0)
+			return;
+		exact_reserve(s1, Max(s1->nsorted + s2->nsorted, BF_AGG_FIRST_CAP));
+		s1->nsorted = (uint32) bf_merge_hashes(s1->keys, s1->nsorted, s2->keys, s2->nsorted);
+		s1->nkeys = s1->nsorted;
+		if (s1->nsorted > s1->exact_max)
+			state_to_filter_phase(s1);
+		else if (s1->nsorted > s1->cap / 2 && s1->cap < s1->exact_max / 3 * 4)
+			exact_reserve(s1, s1->cap * 2);
 		return;
 	}
 	if (s1->filter == NULL)
-	{
-		/* the other side's full-size filter sets the size */
-		state_to_filter_phase(aggctx, s1, s2->view.nbits / BF_BLOCK_BITS);
-	}
+		state_to_filter_phase(s1);
+	state_flush(s1);
 	if (s2->filter == NULL)
 	{
-		state_flush(s1);
-		set_insert_into(s2, &s1->view);
-		/* set_insert_into counted its inserts; count rows instead */
-		s1->view.added -= set_distinct(s2);
-		s1->view.added = add_saturating(s1->view.added, s2->added);
+		uint64		added = s1->view.added;
+
+		exact_compact(s2);
+		exact_insert_into(s2, &s1->view);
+		for (uint32 j = 0; j < s2->nkeys; j++)
+			bf_hll_add(s1->hll, s2->keys[j]);
+		/* count rows, not the distinct hashes just inserted */
+		s1->view.added = add_saturating(added, s2->added);
 		if (s1->view.family == BF_FAMILY_NONE)
 		{
 			s1->view.family = s2->family;
@@ -606,6 +635,7 @@ auto_combine(MemoryContext aggctx, BloomAggState *s1, BloomAggState *s2)
 		return;
 	}
 	state_sync(s2);
+	bf_hll_merge(s1->hll, s2->hll);
 	state_merge(aggctx, s1, &s2->view, true);
 }
 
@@ -653,42 +683,57 @@ bloomfilter_intersect_agg_combine(PG_FUNCTION_ARGS)
 /*
  * Serialized states start with a tag byte:
  *   'F'  a filter state: the portable filter bytes (sealed)
- *   'A'  a self-sizing state in the filter phase: fpr (8), k (1), filter
- *   'S'  a self-sizing state in the exact phase: fpr (8), k (1),
- *        family (2), type tag (4), added (8), has_zero (1), count (4),
- *        then count hashes (8 each)
- * all little-endian.  Deserialization validates everything.
+ *   'S'  a self-sizing state in the exact phase: the target, then family
+ *        (2), type tag (4), added (8), count (4) and count sorted distinct
+ *        hashes (8 each)
+ *   'A'  a self-sizing state in the filter phase: the target, the sketch's
+ *        registers, then the portable filter bytes (sealed)
+ * where the target is fpr (8), k (1), max_nblocks (8), exact_max (4).
+ * All little-endian.  Deserialization validates everything.
  */
+#define BF_TARGET_LEN (8 + 1 + 8 + 4)
+
+static void
+append_le(StringInfo buf, uint64 v, int len)
+{
+	uint8		b[8];
+
+	bf_store_le64(b, v);
+	appendBinaryStringInfo(buf, (char *) b, len);
+}
+
+static void
+append_target(StringInfo buf, const BloomAggState *st)
+{
+	uint64		fbits;
+
+	memcpy(&fbits, &st->fpr, 8);
+	append_le(buf, fbits, 8);
+	appendStringInfoChar(buf, (char) st->hashes);
+	append_le(buf, st->max_nblocks, 8);
+	append_le(buf, st->exact_max, 4);
+}
+
 Datum
 bloomfilter_agg_serialize(PG_FUNCTION_ARGS)
 {
 	BloomAggState *st = (BloomAggState *) PG_GETARG_POINTER(0);
 	StringInfoData buf;
-	uint8		b[8];
+	bytea	   *out;
 
 	initStringInfo(&buf);
 	if (st->auto_sized && st->filter == NULL)
 	{
+		exact_compact(st);
 		appendStringInfoChar(&buf, 'S');
-		memcpy(b, &st->fpr, 8);
-		appendBinaryStringInfo(&buf, (char *) b, 8);
-		appendStringInfoChar(&buf, (char) st->hashes);
-		bf_store_le16(b, st->family);
-		appendBinaryStringInfo(&buf, (char *) b, 2);
-		bf_store_le32(b, st->type_tag);
-		appendBinaryStringInfo(&buf, (char *) b, 4);
-		bf_store_le64(b, st->added);
-		appendBinaryStringInfo(&buf, (char *) b, 8);
-		appendStringInfoChar(&buf, st->set_has_zero ? 1 : 0);
-		bf_store_le32(b, st->set_count);
-		appendBinaryStringInfo(&buf, (char *) b, 4);
-		for (uint32 j = 0; st->set != NULL && j < st->set_slots; j++)
-		{
-			if (st->set[j] == 0)
-				continue;
-			bf_store_le64(b, st->set[j]);
-			appendBinaryStringInfo(&buf, (char *) b, 8);
-		}
+		append_target(&buf, st);
+		append_le(&buf, st->family, 2);
+		append_le(&buf, st->type_tag, 4);
+		append_le(&buf, st->added, 8);
+		append_le(&buf, st->nkeys, 4);
+		enlargeStringInfo(&buf, (int) ((Size) st->nkeys * 8));
+		for (uint32 j = 0; j < st->nkeys; j++)
+			append_le(&buf, st->keys[j], 8);
 	}
 	else
 	{
@@ -700,9 +745,8 @@ bloomfilter_agg_serialize(PG_FUNCTION_ARGS)
 		if (st->auto_sized)
 		{
 			appendStringInfoChar(&buf, 'A');
-			memcpy(b, &st->fpr, 8);
-			appendBinaryStringInfo(&buf, (char *) b, 8);
-			appendStringInfoChar(&buf, (char) st->hashes);
+			append_target(&buf, st);
+			appendBinaryStringInfo(&buf, (char *) st->hll, BF_HLL_REGISTERS);
 		}
 		else
 			appendStringInfoChar(&buf, 'F');
@@ -711,14 +755,11 @@ bloomfilter_agg_serialize(PG_FUNCTION_ARGS)
 		appendBinaryStringInfo(&buf, VARDATA(st->filter), (int) len);
 		bf_seal((uint8 *) buf.data + off, len);
 	}
-	{
-		bytea	   *out = palloc(VARHDRSZ + buf.len);
-
-		SET_VARSIZE(out, VARHDRSZ + buf.len);
-		memcpy(VARDATA(out), buf.data, buf.len);
-		pfree(buf.data);
-		PG_RETURN_BYTEA_P(out);
-	}
+	out = palloc(VARHDRSZ + buf.len);
+	SET_VARSIZE(out, VARHDRSZ + buf.len);
+	memcpy(VARDATA(out), buf.data, buf.len);
+	pfree(buf.data);
+	PG_RETURN_BYTEA_P(out);
 }
 
 static void
@@ -729,17 +770,24 @@ bad_state(const char *why)
 			 errmsg("invalid serialized bloom_agg state: %s", why)));
 }
 
-/* Reads the self-sizing target (fpr, k) that follows the tag. */
+/* Reads the self-sizing target that follows the tag. */
 static void
 read_target(const uint8 *p, size_t len, BloomAggState *st)
 {
-	if (len < 1 + 8 + 1)
+	uint64		fbits;
+
+	if (len < 1 + BF_TARGET_LEN)
 		bad_state("truncated");
-	memcpy(&st->fpr, p + 1, 8);
+	fbits = bf_load_le64(p + 1);
+	memcpy(&st->fpr, &fbits, 8);
 	st->hashes = p[9];
+	st->max_nblocks = bf_load_le64(p + 10);
+	st->exact_max = bf_load_le32(p + 18);
 	st->auto_sized = true;
 	if (!(st->fpr > 0.0 && st->fpr < 1.0) ||
-		st->hashes < BF_MIN_HASHES || st->hashes > BF_MAX_HASHES)
+		st->hashes < BF_MIN_HASHES || st->hashes > BF_MAX_HASHES ||
+		st->max_nblocks == 0 || (st->max_nblocks & (st->max_nblocks - 1)) != 0 ||
+		st->max_nblocks > BF_MAX_NBITS / BF_BLOCK_BITS || st->exact_max == 0)
 		bad_state("target out of range");
 }
 
@@ -751,6 +799,7 @@ bloomfilter_agg_deserialize(PG_FUNCTION_ARGS)
 	const uint8 *p = (const uint8 *) VARDATA_ANY(b);
 	size_t		len = VARSIZE_ANY_EXHDR(b);
 	BloomAggState *st = state_new(CurrentMemoryContext);
+	const size_t head = 1 + BF_TARGET_LEN;
 
 	if (len < 1)
 		bad_state("empty");
@@ -762,37 +811,43 @@ bloomfilter_agg_deserialize(PG_FUNCTION_ARGS)
 			break;
 		case 'A':
 			read_target(p, len, st);
-			st->filter = bloomfilter_from_bytes(p + 10, len - 10, ERRCODE_DATA_CORRUPTED);
+			if (len < head + BF_HLL_REGISTERS)
+				bad_state("truncated");
+			st->hll = palloc(BF_HLL_REGISTERS);
+			memcpy(st->hll, p + head, BF_HLL_REGISTERS);
+			for (int r = 0; r < BF_HLL_REGISTERS; r++)
+				if (st->hll[r] > 64 - BF_HLL_BITS + 1)
+					bad_state("sketch register out of range");
+			st->filter = bloomfilter_from_bytes(p + head + BF_HLL_REGISTERS,
+												len - head - BF_HLL_REGISTERS,
+												ERRCODE_DATA_CORRUPTED);
 			bloomfilter_view(st->filter, &st->view);
-			if (st->view.layout != BF_LAYOUT_BLOCKED || st->view.hashes != st->hashes)
+			if (st->view.layout != BF_LAYOUT_BLOCKED || st->view.hashes != st->hashes ||
+				st->view.seed != 0 || st->view.nbits != st->max_nblocks * BF_BLOCK_BITS)
 				bad_state("filter does not match its target");
 			break;
 		case 'S':
 			{
+				const size_t fixed = head + 2 + 4 + 8 + 4;
 				uint32		count;
-				const size_t fixed = 1 + 8 + 1 + 2 + 4 + 8 + 1 + 4;
 
 				read_target(p, len, st);
 				if (len < fixed)
 					bad_state("truncated");
-				st->family = bf_load_le16(p + 10);
-				st->type_tag = bf_load_le32(p + 12);
-				st->added = bf_load_le64(p + 16);
-				st->set_has_zero = p[24] != 0;
-				count = bf_load_le32(p + 25);
-				if (st->family > BF_FAMILY_MAX || count > BF_AGG_EXACT_MAX ||
-					len != fixed + (size_t) count * 8)
+				st->family = bf_load_le16(p + head);
+				st->type_tag = bf_load_le32(p + head + 2);
+				st->added = bf_load_le64(p + head + 6);
+				count = bf_load_le32(p + head + 14);
+				if (st->family > BF_FAMILY_MAX || len != fixed + (size_t) count * 8)
 					bad_state("inconsistent exact set");
+				exact_reserve(st, Max(count, BF_AGG_FIRST_CAP));
 				for (uint32 j = 0; j < count; j++)
 				{
-					uint64		h = bf_load_le64(p + fixed + (size_t) j * 8);
-
-					if (h == 0)
-						bad_state("zero hash in exact set");
-					(void) set_add(CurrentMemoryContext, st, h);
+					st->keys[j] = bf_load_le64(p + fixed + (size_t) j * 8);
+					if (j > 0 && st->keys[j] <= st->keys[j - 1])
+						bad_state("exact set not sorted or not distinct");
 				}
-				if (st->set_count != count)
-					bad_state("duplicate hashes in exact set");
+				st->nsorted = st->nkeys = count;
 				break;
 			}
 		default:

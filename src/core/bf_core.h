@@ -562,6 +562,24 @@ extern int	bf_auto_hashes(double p);
  */
 extern uint64_t bf_auto_nblocks(double n, double p, int k, uint64_t max_nblocks);
 
+/* ---- sets of hashes (bf_hashes.c) ---- */
+
+/* Sorts n hashes; tmp has room for n. */
+extern void bf_sort_hashes(uint64_t *a, uint64_t *tmp, size_t n);
+
+/*
+ * Merges sorted b[0, nb) into sorted, duplicate-free a[0, na), which has
+ * room for na + nb; returns the number of distinct values now in a.
+ */
+extern size_t bf_merge_hashes(uint64_t *a, size_t na, const uint64_t *b, size_t nb);
+
+#define BF_HLL_BITS 12
+#define BF_HLL_REGISTERS (1 << BF_HLL_BITS)
+
+extern void bf_hll_add(uint8_t *regs, uint64_t h);
+extern void bf_hll_merge(uint8_t *dst, const uint8_t *src);
+extern double bf_hll_estimate(const uint8_t *regs);
+
 /* ---- text codec (bf_base64.c) ---- */
 
 /* Base64 (RFC 4648, padded) length of len bytes. */

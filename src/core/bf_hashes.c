@@ -1,0 +1,124 @@
+/*
+ * bf_hashes.c
+ *		Sets of 64-bit key hashes, for filters that size themselves: a sort
+ *		and merge that keep a sorted, duplicate-free array, and a small
+ *		HyperLogLog sketch that estimates how many distinct hashes a set had
+ *		once the hashes themselves are no longer kept.
+ */
+#include <math.h>
+
+#include "bf_core.h"
+
+/*
+ * LSD radix sort, 8 bits a pass: the hashes are uniform, so no pass can be
+ * skipped, but each is two linear sweeps.  Eight passes leave the result
+ * in a.
+ */
+void
+bf_sort_hashes(uint64_t *a, uint64_t *tmp, size_t n)
+{
+	uint64_t   *src = a,
+			   *dst = tmp;
+
+	for (int shift = 0; shift < 64; shift += 8)
+	{
+		size_t		count[256] = {0};
+		size_t		pos = 0;
+
+		for (size_t i = 0; i < n; i++)
+			count[(src[i] >> shift) & 0xff]++;
+		for (int d = 0; d < 256; d++)
+		{
+			size_t		c = count[d];
+
+			count[d] = pos;
+			pos += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[count[(src[i] >> shift) & 0xff]++] = src[i];
+
+		{
+			uint64_t   *t = src;
+
+			src = dst;
+			dst = t;
+		}
+	}
+}
+
+/*
+ * Merges sorted b (nb values, duplicates allowed, separate memory) into the
+ * sorted duplicate-free a[0, na), which has room for na + nb values.  The
+ * merge runs from the back so it needs no third array; the result, without
+ * duplicates, is moved to the front.  Returns its length.
+ */
+size_t
+bf_merge_hashes(uint64_t *a, size_t na, const uint64_t *b, size_t nb)
+{
+	size_t		w = na + nb;	/* next free slot is w - 1, filled downward */
+	size_t		i = na,
+				j = nb;
+	size_t		len;
+
+	while (i > 0 || j > 0)
+	{
+		uint64_t	v;
+
+		if (j == 0 || (i > 0 && a[i - 1] > b[j - 1]))
+			v = a[--i];
+		else
+			v = b[--j];
+		if (w < na + nb && a[w] == v)
+			continue;			/* a duplicate of the value just written */
+		a[--w] = v;
+	}
+	len = na + nb - w;
+	memmove(a, a + w, len * sizeof(uint64_t));
+	return len;
+}
+
+/*
+ * HyperLogLog over 2^BF_HLL_BITS one-byte registers.  The register index
+ * and rank come from a remix of the hash, so they are independent of the
+ * bits that place the key in a filter.
+ */
+void
+bf_hll_add(uint8_t *regs, uint64_t h)
+{
+	uint64_t	x = bf_mix64(h ^ UINT64_C(0x9e3779b97f4a7c15));
+	uint32_t	idx = (uint32_t) (x >> (64 - BF_HLL_BITS));
+	uint64_t	rest = (x << BF_HLL_BITS) | (UINT64_C(1) << (BF_HLL_BITS - 1));
+	uint8_t		rank = (uint8_t) (__builtin_clzll(rest) + 1);
+
+	if (rank > regs[idx])
+		regs[idx] = rank;
+}
+
+void
+bf_hll_merge(uint8_t *dst, const uint8_t *src)
+{
+	for (int i = 0; i < BF_HLL_REGISTERS; i++)
+		if (src[i] > dst[i])
+			dst[i] = src[i];
+}
+
+/* The standard estimate, with linear counting for small sets. */
+double
+bf_hll_estimate(const uint8_t *regs)
+{
+	double		m = BF_HLL_REGISTERS;
+	double		sum = 0.0;
+	int			zeros = 0;
+	double		e;
+
+	for (int i = 0; i < BF_HLL_REGISTERS; i++)
+	{
+		sum += ldexp(1.0, -regs[i]);
+		if (regs[i] == 0)
+			zeros++;
+	}
+	e = (0.7213 / (1.0 + 1.079 / m)) * m * m / sum;
+	if (e <= 2.5 * m && zeros > 0)
+		e = m * log(m / zeros);
+	return e;
+}
