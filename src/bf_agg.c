@@ -10,26 +10,26 @@
  *
  * Self-sizing (bloom_agg(x) with no capacity) must give, for the same
  * multiset of keys, the same bytes whatever the plan, and a filter sized
- * for the number of distinct keys, which is not known until the end.  The
- * state has two phases:
+ * for the number of distinct keys, which is not known until the end.
  *
- *   - exact: the key hashes in an array, kept sorted and free of
- *     duplicates by a radix sort and merge whenever its unsorted tail fills
- *     up.  A small group costs a few bytes a key.  At the end the filter is
- *     sized for exactly that many keys, and built in block order.
- *   - filter: once more than exact_max distinct hashes are held (as many as
- *     fit in half the memory of the full-size filter), a filter of the
- *     largest size the aggregate makes (bloomfilter.agg_max_capacity keys
- *     at the target rate) plus a HyperLogLog sketch of the hashes.  At the
- *     end the filter is folded to the size the sketch's estimate needs.
+ * The size is chosen from a HyperLogLog sketch of the key hashes: its
+ * registers depend only on the set of hashes, whatever their order or
+ * repetition, and sketches of parts merge into the sketch of the whole.
+ * The filter is built at that size from the hashes, which the state keeps
+ * in one of two phases:
+ *
+ *   - buffer: the hashes as they come, duplicates and all (appending is
+ *     the cheapest thing a row can do), up to buf_max of them, half the
+ *     memory of the largest filter the aggregate makes.  When full, the
+ *     buffer is sorted and its duplicates dropped; if it is still over half
+ *     full, the state moves to
+ *   - filter: a filter of that largest size (bloomfilter.agg_max_capacity
+ *     keys at the target rate), folded at the end to the chosen size.
  *     Folding a filter of m*2^j bits gives exactly the filter the same keys
  *     would have built at m bits.
  *
- * Whether a set has more than exact_max distinct keys is a property of the
- * keys, not of the plan; a state still exact at the end but over that
- * limit (serial plans compact lazily) sizes by the same sketch, built from
- * its hashes.  So serial, parallel, sorted and hashed plans agree byte for
- * byte.
+ * Both phases build the same bytes from the same keys, so serial, parallel,
+ * sorted and hashed plans agree byte for byte.
  */
 #include "bloomfilter.h"
 
@@ -46,8 +46,15 @@ PG_FUNCTION_INFO_V1(bloomfilter_union_agg_trans);
 PG_FUNCTION_INFO_V1(bloomfilter_intersect_agg_trans);
 PG_FUNCTION_INFO_V1(bloomfilter_intersect_agg_combine);
 
-/* First capacity of the exact phase's hash array. */
+/* First capacity of the hash buffer. */
 #define BF_AGG_FIRST_CAP	16
+
+/*
+ * Hashes buffered before the sketch is kept up to date row by row; below
+ * this a small group keeps no sketch (it is built from the buffer when
+ * needed).
+ */
+#define BF_AGG_SKETCH_AT	1024
 
 /* Hashes buffered before a batched, prefetching insert. */
 #define BF_AGG_PENDING		32
@@ -59,22 +66,21 @@ typedef struct BloomAggState
 	double		fpr;			/* target rate (auto_sized) */
 	int			hashes;			/* k (auto_sized) */
 
-	/* exact phase (auto_sized and filter == NULL) */
-	uint64	   *keys;			/* [0, nsorted) sorted and distinct, then
-								 * appended hashes up to nkeys */
+	/* buffer phase (auto_sized and filter == NULL) */
+	uint64	   *keys;			/* hashes, in arrival order */
 	uint32		cap;			/* room in keys */
-	uint32		nsorted;
 	uint32		nkeys;
-	uint32		exact_max;		/* most distinct hashes the phase holds */
+	uint32		buf_max;		/* most hashes the buffer holds */
 	uint64		max_nblocks;	/* size of the filter phase's filter */
 	uint64		added;			/* non-NULL keys seen */
 	uint16		family;
 	uint32		type_tag;
+	uint8	   *hll;			/* sketch of all hashes seen, or NULL while
+								 * the buffer is small */
 
 	/* filter phase */
 	struct varlena *filter;		/* in the aggregate context, or NULL */
 	bf_view		view;			/* of filter; header fields kept here */
-	uint8	   *hll;			/* filter phase of a self-sizing state */
 	int			npending;
 	uint64		pending[BF_AGG_PENDING];
 } BloomAggState;
@@ -86,7 +92,7 @@ typedef struct BloomAggCache
 	double		fpr;
 	int			hashes;
 	uint64		max_nblocks;
-	uint32		exact_max;
+	uint32		buf_max;
 } BloomAggCache;
 
 static MemoryContext
@@ -163,30 +169,10 @@ state_sync(BloomAggState *st)
 	bf_store_header((uint8 *) VARDATA(st->filter), &st->view);
 }
 
-/* ---- the exact phase: a sorted array of 64-bit hashes ---- */
-
-/*
- * Sorts the appended tail and merges it into the sorted prefix, then grows
- * the array when it is more than half full.
- */
-static void
-exact_compact(BloomAggState *st)
-{
-	uint32		ntail = st->nkeys - st->nsorted;
-	uint64	   *tmp;
-
-	if (ntail == 0)
-		return;
-	tmp = MemoryContextAllocHuge(st->ctx, (Size) ntail * sizeof(uint64));
-	bf_sort_hashes(st->keys + st->nsorted, tmp, ntail);
-	memcpy(tmp, st->keys + st->nsorted, (Size) ntail * sizeof(uint64));
-	st->nsorted = (uint32) bf_merge_hashes(st->keys, st->nsorted, tmp, ntail);
-	st->nkeys = st->nsorted;
-	pfree(tmp);
-}
+/* ---- the buffer phase ---- */
 
 static void
-exact_reserve(BloomAggState *st, uint32 cap)
+buf_reserve(BloomAggState *st, uint32 cap)
 {
 	if (st->keys == NULL)
 		st->keys = MemoryContextAllocHuge(st->ctx, (Size) cap * sizeof(uint64));
@@ -196,46 +182,79 @@ exact_reserve(BloomAggState *st, uint32 cap)
 		st->cap = cap;
 }
 
-/* Inserts every held hash into a filter view, in order. */
+/* Sorts the buffer and drops its duplicates. */
 static void
-exact_insert_into(const BloomAggState *st, bf_view *v)
+buf_dedup(BloomAggState *st)
 {
-	for (uint32 j = 0; j < st->nkeys; j++)
-		bf_insert_hash(v, st->keys[j]);
+	uint64	   *tmp;
+
+	if (st->nkeys < 2)
+		return;
+	tmp = MemoryContextAllocHuge(st->ctx, (Size) st->nkeys * sizeof(uint64));
+	bf_sort_hashes(st->keys, tmp, st->nkeys);
+	pfree(tmp);
+	st->nkeys = (uint32) bf_unique_hashes(st->keys, st->nkeys);
 }
 
-/* Leaves the exact phase: a full-size filter and a sketch of the hashes. */
+/* Makes sure the state keeps a sketch of every hash it has seen. */
 static void
-state_to_filter_phase(BloomAggState *st)
+state_sketch(BloomAggState *st)
 {
-	exact_compact(st);
-	state_set_filter(st->ctx, st, BF_LAYOUT_BLOCKED, st->hashes, 0,
-					 st->max_nblocks * BF_BLOCK_BITS);
+	if (st->hll != NULL)
+		return;
 	st->hll = MemoryContextAllocZero(st->ctx, BF_HLL_REGISTERS);
 	for (uint32 j = 0; j < st->nkeys; j++)
 		bf_hll_add(st->hll, st->keys[j]);
-	exact_insert_into(st, &st->view);
+}
+
+/* Inserts every buffered hash into a filter view, batched with prefetch. */
+static void
+buf_insert_into(const BloomAggState *st, bf_view *v)
+{
+	for (uint32 j = 0; j < st->nkeys; j += BF_AGG_PENDING)
+		bf_insert_batch(v, st->keys + j, (int) Min(BF_AGG_PENDING, st->nkeys - j));
+}
+
+/* Leaves the buffer phase: all hashes go into a full-size filter. */
+static void
+state_to_filter_phase(BloomAggState *st)
+{
+	state_sketch(st);
+	state_set_filter(st->ctx, st, BF_LAYOUT_BLOCKED, st->hashes, 0,
+					 st->max_nblocks * BF_BLOCK_BITS);
+	buf_insert_into(st, &st->view);
 	st->view.added = st->added;
 	st->view.family = st->family;
 	st->view.type_tag = st->type_tag;
 	if (st->keys)
 		pfree(st->keys);
 	st->keys = NULL;
-	st->cap = st->nsorted = st->nkeys = 0;
+	st->cap = st->nkeys = 0;
 }
 
 /*
- * Called when the array is full: compact, then grow, or leave the phase
- * once the distinct hashes pass exact_max.
+ * Makes room for n more hashes: grow the buffer, or at its largest drop
+ * duplicates, or, if that does not free half of it, leave the phase.
  */
 static void
-exact_full(BloomAggState *st)
+buf_make_room(BloomAggState *st, uint32 n)
 {
-	exact_compact(st);
-	if (st->nsorted > st->exact_max)
+	uint32		cap = Max(st->cap, BF_AGG_FIRST_CAP);
+
+	if (st->keys != NULL && st->nkeys + n <= st->cap)
+		return;
+	while (cap < st->buf_max && cap - st->nkeys < n)
+		cap = Min(cap * 2, st->buf_max);
+	if (st->nkeys + n <= cap)
+	{
+		buf_reserve(st, cap);
+		return;
+	}
+	buf_dedup(st);
+	if (st->nkeys + n <= st->buf_max && st->nkeys <= st->buf_max / 2)
+		buf_reserve(st, st->buf_max);
+	else
 		state_to_filter_phase(st);
-	else if (st->nsorted > st->cap / 2 && st->cap < st->exact_max / 3 * 4)
-		exact_reserve(st, st->cap * 2);
 }
 
 /* The largest power-of-two block count a self-sizing filter may use. */
@@ -267,18 +286,12 @@ agg_cache_init(FunctionCallInfo fcinfo, bool auto_sized)
 		c->max_nblocks = auto_max_nblocks(c->fpr, c->hashes);
 
 		/*
-		 * The exact phase may use about as much memory as the filter it
-		 * stands in for: an array of half the filter's bytes, plus a sort
-		 * buffer for its tail.  Three quarters full, it gives way.
+		 * The buffer may use half the memory of the filter it stands in
+		 * for (and as much again while it sorts).
 		 */
-		{
-			uint64		cap = 1;
-
-			while (cap * 2 * sizeof(uint64) <= c->max_nblocks * BF_BLOCK_BYTES / 2 &&
-				   cap * 2 <= (uint64) PG_UINT32_MAX / 2)
-				cap *= 2;
-			c->exact_max = (uint32) Max(cap / 4 * 3, 1024);
-		}
+		c->buf_max = (uint32) Min(c->max_nblocks * BF_BLOCK_BYTES / 2 / sizeof(uint64),
+								  (uint64) PG_INT32_MAX / sizeof(uint64));
+		c->buf_max = Max(c->buf_max, 1024);
 	}
 	fcinfo->flinfo->fn_extra = c;
 	return c;
@@ -364,43 +377,40 @@ bloomfilter_auto_agg_trans(PG_FUNCTION_ARGS)
 		st->fpr = c->fpr;
 		st->hashes = c->hashes;
 		st->max_nblocks = c->max_nblocks;
-		st->exact_max = c->exact_max;
+		st->buf_max = c->buf_max;
 	}
 	if (PG_ARGISNULL(1))
 		PG_RETURN_POINTER(st);
 
 	h = bloom_hash_fast(&c->key, PG_GETARG_DATUM(1), 0);
-	if (st->filter != NULL)
+	if (st->filter == NULL)
 	{
-		bf_hll_add(st->hll, h);
-		st->pending[st->npending++] = h;
-		if (st->npending == BF_AGG_PENDING)
-			state_flush(st);
-		PG_RETURN_POINTER(st);
-	}
-
-	if (st->family == BF_FAMILY_NONE)
-	{
-		st->family = c->key.family;
-		st->type_tag = c->key.type_tag;
-	}
-	st->added = add_saturating(st->added, 1);
-	if (st->nkeys == st->cap)
-	{
-		if (st->keys == NULL)
-			exact_reserve(st, BF_AGG_FIRST_CAP);
-		else
-			exact_full(st);
-		if (st->filter != NULL)
+		if (st->family == BF_FAMILY_NONE)
 		{
+			st->family = c->key.family;
+			st->type_tag = c->key.type_tag;
+		}
+		st->added = add_saturating(st->added, 1);
+		if (unlikely(st->nkeys == st->cap))
+		{
+			buf_make_room(st, 1);
+			if (st->nkeys >= BF_AGG_SKETCH_AT)
+				state_sketch(st);
+		}
+		if (st->hll != NULL)
 			bf_hll_add(st->hll, h);
-			st->pending[st->npending++] = h;
-			/* the add was counted above, before the switch */
-			st->view.added--;
+		if (st->filter == NULL)
+		{
+			st->keys[st->nkeys++] = h;
 			PG_RETURN_POINTER(st);
 		}
+		/* the buffer just gave way to the filter, which counted the row */
+		st->view.added--;
 	}
-	st->keys[st->nkeys++] = h;
+	bf_hll_add(st->hll, h);
+	st->pending[st->npending++] = h;
+	if (st->npending == BF_AGG_PENDING)
+		state_flush(st);
 	PG_RETURN_POINTER(st);
 }
 
@@ -415,46 +425,38 @@ auto_final(BloomAggState *st)
 	double		n;
 	uint64		nblocks;
 
-	if (st->filter == NULL)
+	if (st->hll != NULL)
+		n = bf_hll_estimate(st->hll);
+	else
 	{
-		exact_compact(st);
-		if (st->nsorted <= st->exact_max)
-			n = (double) st->nsorted;
-		else
-		{
-			/* over the limit: size as the filter phase would, by the sketch */
-			uint8	   *hll = palloc0(BF_HLL_REGISTERS);
+		/* a small buffer: sketch it now (the state is left as it was) */
+		uint8	   *hll = palloc0(BF_HLL_REGISTERS);
 
-			for (uint32 j = 0; j < st->nkeys; j++)
-				bf_hll_add(hll, st->keys[j]);
-			n = bf_hll_estimate(hll);
-			pfree(hll);
-		}
-		nblocks = bf_auto_nblocks(n, st->fpr, st->hashes, st->max_nblocks);
-		out = bloomfilter_alloc(nblocks * BF_BLOCK_BITS);
-		bf_init((uint8 *) VARDATA(out), BF_LAYOUT_BLOCKED, st->hashes, 0,
-				nblocks * BF_BLOCK_BITS);
-		bf_view_of((uint8 *) VARDATA(out), &v);
-		exact_insert_into(st, &v);
-		v.added = st->added;
-		v.family = st->family;
-		v.type_tag = st->type_tag;
-		bf_store_header((uint8 *) VARDATA(out), &v);
-		return out;
+		for (uint32 j = 0; j < st->nkeys; j++)
+			bf_hll_add(hll, st->keys[j]);
+		n = bf_hll_estimate(hll);
+		pfree(hll);
 	}
-
-	/* filter phase: fold down to the size the sketch's estimate needs */
-	state_sync(st);
-	nblocks = bf_auto_nblocks(bf_hll_estimate(st->hll), st->fpr, st->hashes,
-							  st->view.nbits / BF_BLOCK_BITS);
+	nblocks = bf_auto_nblocks(n, st->fpr, st->hashes, st->max_nblocks);
 	out = bloomfilter_alloc(nblocks * BF_BLOCK_BITS);
 	bf_init((uint8 *) VARDATA(out), BF_LAYOUT_BLOCKED, st->hashes, 0,
 			nblocks * BF_BLOCK_BITS);
 	bf_view_of((uint8 *) VARDATA(out), &v);
-	bf_fold_or(&v, &st->view);
-	v.added = st->view.added;
-	v.family = st->view.family;
-	v.type_tag = st->view.type_tag;
+	if (st->filter == NULL)
+	{
+		buf_insert_into(st, &v);
+		v.added = st->added;
+		v.family = st->family;
+		v.type_tag = st->type_tag;
+	}
+	else
+	{
+		state_sync(st);
+		bf_fold_or(&v, &st->view);
+		v.added = st->view.added;
+		v.family = st->view.family;
+		v.type_tag = st->view.type_tag;
+	}
 	bf_store_header((uint8 *) VARDATA(out), &v);
 	return out;
 }
@@ -551,15 +553,14 @@ state_copy(MemoryContext aggctx, BloomAggState *s)
 	st->fpr = s->fpr;
 	st->hashes = s->hashes;
 	st->max_nblocks = s->max_nblocks;
-	st->exact_max = s->exact_max;
+	st->buf_max = s->buf_max;
 	st->added = s->added;
 	st->family = s->family;
 	st->type_tag = s->type_tag;
 	if (s->keys != NULL)
 	{
-		exact_reserve(st, Max(s->cap, BF_AGG_FIRST_CAP));
+		buf_reserve(st, Max(s->nkeys, BF_AGG_FIRST_CAP));
 		memcpy(st->keys, s->keys, (Size) s->nkeys * sizeof(uint64));
-		st->nsorted = s->nsorted;
 		st->nkeys = s->nkeys;
 	}
 	if (s->filter != NULL)
@@ -581,7 +582,7 @@ static void
 check_same_target(BloomAggState *a, BloomAggState *b)
 {
 	if (a->auto_sized != b->auto_sized || a->fpr != b->fpr || a->hashes != b->hashes ||
-		a->max_nblocks != b->max_nblocks || a->exact_max != b->exact_max)
+		a->max_nblocks != b->max_nblocks || a->buf_max != b->buf_max)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("cannot combine bloom_agg states built for different targets")));
@@ -599,20 +600,27 @@ auto_combine(MemoryContext aggctx, BloomAggState *s1, BloomAggState *s2)
 	}
 	if (s1->filter == NULL && s2->filter == NULL)
 	{
-		/* both exact: a merge of sorted arrays, which may leave the phase */
-		exact_compact(s1);
-		exact_compact(s2);
-		s1->added = add_saturating(s1->added, s2->added);
-		if (s2->nsorted == 0)
+		/* both buffers: append, keeping a sketch if either has one */
+		if (s1->hll != NULL || s2->hll != NULL)
+		{
+			state_sketch(s1);
+			if (s2->hll != NULL)
+				bf_hll_merge(s1->hll, s2->hll);
+			else
+				for (uint32 j = 0; j < s2->nkeys; j++)
+					bf_hll_add(s1->hll, s2->keys[j]);
+		}
+		buf_make_room(s1, s2->nkeys);
+		if (s1->filter == NULL)
+		{
+			memcpy(s1->keys + s1->nkeys, s2->keys, (Size) s2->nkeys * sizeof(uint64));
+			s1->nkeys += s2->nkeys;
+			s1->added = add_saturating(s1->added, s2->added);
+			if (s1->hll == NULL && s1->nkeys >= BF_AGG_SKETCH_AT)
+				state_sketch(s1);
 			return;
-		exact_reserve(s1, Max(s1->nsorted + s2->nsorted, BF_AGG_FIRST_CAP));
-		s1->nsorted = (uint32) bf_merge_hashes(s1->keys, s1->nsorted, s2->keys, s2->nsorted);
-		s1->nkeys = s1->nsorted;
-		if (s1->nsorted > s1->exact_max)
-			state_to_filter_phase(s1);
-		else if (s1->nsorted > s1->cap / 2 && s1->cap < s1->exact_max / 3 * 4)
-			exact_reserve(s1, s1->cap * 2);
-		return;
+		}
+		/* s1 became a filter: fall through and add s2's hashes to it */
 	}
 	if (s1->filter == NULL)
 		state_to_filter_phase(s1);
@@ -621,11 +629,13 @@ auto_combine(MemoryContext aggctx, BloomAggState *s1, BloomAggState *s2)
 	{
 		uint64		added = s1->view.added;
 
-		exact_compact(s2);
-		exact_insert_into(s2, &s1->view);
-		for (uint32 j = 0; j < s2->nkeys; j++)
-			bf_hll_add(s1->hll, s2->keys[j]);
-		/* count rows, not the distinct hashes just inserted */
+		buf_insert_into(s2, &s1->view);
+		if (s2->hll != NULL)
+			bf_hll_merge(s1->hll, s2->hll);
+		else
+			for (uint32 j = 0; j < s2->nkeys; j++)
+				bf_hll_add(s1->hll, s2->keys[j]);
+		/* count rows, not the hashes just inserted */
 		s1->view.added = add_saturating(added, s2->added);
 		if (s1->view.family == BF_FAMILY_NONE)
 		{
@@ -683,12 +693,12 @@ bloomfilter_intersect_agg_combine(PG_FUNCTION_ARGS)
 /*
  * Serialized states start with a tag byte:
  *   'F'  a filter state: the portable filter bytes (sealed)
- *   'S'  a self-sizing state in the exact phase: the target, then family
- *        (2), type tag (4), added (8), count (4) and count sorted distinct
- *        hashes (8 each)
+ *   'S'  a self-sizing state in the buffer phase: the target, then family
+ *        (2), type tag (4), added (8), a sketch flag (1) and the sketch's
+ *        registers if set, count (4) and count hashes (8 each)
  *   'A'  a self-sizing state in the filter phase: the target, the sketch's
  *        registers, then the portable filter bytes (sealed)
- * where the target is fpr (8), k (1), max_nblocks (8), exact_max (4).
+ * where the target is fpr (8), k (1), max_nblocks (8), buf_max (4).
  * All little-endian.  Deserialization validates everything.
  */
 #define BF_TARGET_LEN (8 + 1 + 8 + 4)
@@ -711,7 +721,7 @@ append_target(StringInfo buf, const BloomAggState *st)
 	append_le(buf, fbits, 8);
 	appendStringInfoChar(buf, (char) st->hashes);
 	append_le(buf, st->max_nblocks, 8);
-	append_le(buf, st->exact_max, 4);
+	append_le(buf, st->buf_max, 4);
 }
 
 Datum
@@ -724,12 +734,14 @@ bloomfilter_agg_serialize(PG_FUNCTION_ARGS)
 	initStringInfo(&buf);
 	if (st->auto_sized && st->filter == NULL)
 	{
-		exact_compact(st);
 		appendStringInfoChar(&buf, 'S');
 		append_target(&buf, st);
 		append_le(&buf, st->family, 2);
 		append_le(&buf, st->type_tag, 4);
 		append_le(&buf, st->added, 8);
+		appendStringInfoChar(&buf, st->hll != NULL ? 1 : 0);
+		if (st->hll != NULL)
+			appendBinaryStringInfo(&buf, (char *) st->hll, BF_HLL_REGISTERS);
 		append_le(&buf, st->nkeys, 4);
 		enlargeStringInfo(&buf, (int) ((Size) st->nkeys * 8));
 		for (uint32 j = 0; j < st->nkeys; j++)
@@ -782,12 +794,12 @@ read_target(const uint8 *p, size_t len, BloomAggState *st)
 	memcpy(&st->fpr, &fbits, 8);
 	st->hashes = p[9];
 	st->max_nblocks = bf_load_le64(p + 10);
-	st->exact_max = bf_load_le32(p + 18);
+	st->buf_max = bf_load_le32(p + 18);
 	st->auto_sized = true;
 	if (!(st->fpr > 0.0 && st->fpr < 1.0) ||
 		st->hashes < BF_MIN_HASHES || st->hashes > BF_MAX_HASHES ||
 		st->max_nblocks == 0 || (st->max_nblocks & (st->max_nblocks - 1)) != 0 ||
-		st->max_nblocks > BF_MAX_NBITS / BF_BLOCK_BITS || st->exact_max == 0)
+		st->max_nblocks > BF_MAX_NBITS / BF_BLOCK_BITS || st->buf_max == 0)
 		bad_state("target out of range");
 }
 
@@ -828,26 +840,36 @@ bloomfilter_agg_deserialize(PG_FUNCTION_ARGS)
 			break;
 		case 'S':
 			{
-				const size_t fixed = head + 2 + 4 + 8 + 4;
+				size_t		off = head + 2 + 4 + 8 + 1;
 				uint32		count;
 
 				read_target(p, len, st);
-				if (len < fixed)
+				if (len < off + 4)
 					bad_state("truncated");
 				st->family = bf_load_le16(p + head);
 				st->type_tag = bf_load_le32(p + head + 2);
 				st->added = bf_load_le64(p + head + 6);
-				count = bf_load_le32(p + head + 14);
-				if (st->family > BF_FAMILY_MAX || len != fixed + (size_t) count * 8)
-					bad_state("inconsistent exact set");
-				exact_reserve(st, Max(count, BF_AGG_FIRST_CAP));
-				for (uint32 j = 0; j < count; j++)
+				if (st->family > BF_FAMILY_MAX || p[head + 14] > 1)
+					bad_state("inconsistent buffer");
+				if (p[head + 14] == 1)
 				{
-					st->keys[j] = bf_load_le64(p + fixed + (size_t) j * 8);
-					if (j > 0 && st->keys[j] <= st->keys[j - 1])
-						bad_state("exact set not sorted or not distinct");
+					if (len < off + BF_HLL_REGISTERS + 4)
+						bad_state("truncated");
+					st->hll = palloc(BF_HLL_REGISTERS);
+					memcpy(st->hll, p + off, BF_HLL_REGISTERS);
+					for (int r = 0; r < BF_HLL_REGISTERS; r++)
+						if (st->hll[r] > 64 - BF_HLL_BITS + 1)
+							bad_state("sketch register out of range");
+					off += BF_HLL_REGISTERS;
 				}
-				st->nsorted = st->nkeys = count;
+				count = bf_load_le32(p + off);
+				off += 4;
+				if (len != off + (size_t) count * 8)
+					bad_state("inconsistent buffer");
+				buf_reserve(st, Max(count, BF_AGG_FIRST_CAP));
+				for (uint32 j = 0; j < count; j++)
+					st->keys[j] = bf_load_le64(p + off + (size_t) j * 8);
+				st->nkeys = count;
 				break;
 			}
 		default:

@@ -567,11 +567,8 @@ extern uint64_t bf_auto_nblocks(double n, double p, int k, uint64_t max_nblocks)
 /* Sorts n hashes; tmp has room for n. */
 extern void bf_sort_hashes(uint64_t *a, uint64_t *tmp, size_t n);
 
-/*
- * Merges sorted b[0, nb) into sorted, duplicate-free a[0, na), which has
- * room for na + nb; returns the number of distinct values now in a.
- */
-extern size_t bf_merge_hashes(uint64_t *a, size_t na, const uint64_t *b, size_t nb);
+/* Drops duplicates from sorted a[0, n); returns the new length. */
+extern size_t bf_unique_hashes(uint64_t *a, size_t n);
 
 #define BF_HLL_BITS 12
 #define BF_HLL_REGISTERS (1 << BF_HLL_BITS)

@@ -1,9 +1,8 @@
 /*
  * bf_hashes.c
  *		Sets of 64-bit key hashes, for filters that size themselves: a sort
- *		and merge that keep a sorted, duplicate-free array, and a small
- *		HyperLogLog sketch that estimates how many distinct hashes a set had
- *		once the hashes themselves are no longer kept.
+ *		that removes duplicates when a buffer of hashes fills up, and a small
+ *		HyperLogLog sketch that estimates how many distinct hashes a set has.
  */
 #include <math.h>
 
@@ -46,35 +45,16 @@ bf_sort_hashes(uint64_t *a, uint64_t *tmp, size_t n)
 	}
 }
 
-/*
- * Merges sorted b (nb values, duplicates allowed, separate memory) into the
- * sorted duplicate-free a[0, na), which has room for na + nb values.  The
- * merge runs from the back so it needs no third array; the result, without
- * duplicates, is moved to the front.  Returns its length.
- */
+/* Drops duplicates from sorted a[0, n); returns the new length. */
 size_t
-bf_merge_hashes(uint64_t *a, size_t na, const uint64_t *b, size_t nb)
+bf_unique_hashes(uint64_t *a, size_t n)
 {
-	size_t		w = na + nb;	/* next free slot is w - 1, filled downward */
-	size_t		i = na,
-				j = nb;
-	size_t		len;
+	size_t		w = 0;
 
-	while (i > 0 || j > 0)
-	{
-		uint64_t	v;
-
-		if (j == 0 || (i > 0 && a[i - 1] > b[j - 1]))
-			v = a[--i];
-		else
-			v = b[--j];
-		if (w < na + nb && a[w] == v)
-			continue;			/* a duplicate of the value just written */
-		a[--w] = v;
-	}
-	len = na + nb - w;
-	memmove(a, a + w, len * sizeof(uint64_t));
-	return len;
+	for (size_t i = 0; i < n; i++)
+		if (w == 0 || a[w - 1] != a[i])
+			a[w++] = a[i];
+	return w;
 }
 
 /*
