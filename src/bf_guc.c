@@ -14,8 +14,8 @@ double		bloomfilter_default_fpr = 0.01;
 /*
  * bloomfilter.agg_max_capacity: how many distinct keys a self-sizing
  * bloom_agg(x) filter can hold at the target rate.  It sets the size of the
- * full filter a group uses once it has more than 65,536 distinct keys,
- * and so the aggregate's peak memory per group.
+ * largest filter the aggregate makes, and so its peak memory per group (the
+ * hash buffer that comes first takes at most half of that).
  */
 int			bloomfilter_agg_max_capacity = 100000000;
 
@@ -33,7 +33,7 @@ _PG_init(void)
 							 NULL, NULL, NULL);
 	DefineCustomIntVariable("bloomfilter.agg_max_capacity",
 							"Distinct keys a self-sizing bloom_agg(x) filter can hold at its target rate.",
-							"A group with more than 65536 distinct keys uses a filter of this capacity until the end, when it is folded to the size it needs.",
+							"It sets the largest filter bloom_agg(x) makes, and so its memory per group.",
 							&bloomfilter_agg_max_capacity,
 							100000000, 65536, INT_MAX,
 							PGC_USERSET, 0,
