@@ -4,7 +4,8 @@
 set -euo pipefail
 
 PKGS="build-essential postgresql-15 postgresql-server-dev-15 postgresql-common
-libxxhash-dev libipc-run-perl libbloom-dev postgresql-15-hll"
+libxxhash-dev libipc-run-perl libbloom-dev postgresql-15-hll
+clang-14 libclang-rt-14-dev valgrind"
 
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Runs every test of bloomfilter on a fresh Debian 12 machine:
 #   dependencies (apt), warning-free build, core unit tests under
-#   ASan/UBSan, install, pg_regress on a throwaway cluster (pg_virtualenv).
+#   ASan/UBSan, a short libFuzzer run, install, pg_regress on a throwaway
+#   cluster (pg_virtualenv).
 # Usage: bash test/run-all.sh      (as root, or a user with sudo)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,6 +43,8 @@ make
 $SUDO make install >/dev/null
 
 step "core unit tests (ASan/UBSan)" make check-core
+step "fuzzing the format validator and text codec (libFuzzer, 2 x 30 s)" \
+	env FUZZ_SECONDS="${FUZZ_SECONDS:-30}" bash test/fuzz/run.sh
 step "pg_regress" regress
 
 echo "tests: $passed passed, $failed failed"

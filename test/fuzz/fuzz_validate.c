@@ -1,0 +1,99 @@
+/*
+ * fuzz_validate.c
+ *		libFuzzer target: arbitrary bytes through the portable-format
+ *		validator, and, for whatever it accepts, every read-only operation
+ *		the server would then run on the filter.
+ *
+ * The validator must never read outside the buffer, and a buffer it
+ * accepts must be safe to probe, estimate, fold and combine: that is the
+ * promise that lets the server trust a filter after one check.
+ */
+#include <stdlib.h>
+
+#include "bf_core.h"
+
+int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	uint8_t    *buf;
+	bf_view		v;
+	uint64_t	nbits;
+	volatile double sink = 0;
+
+	/*
+	 * The first byte picks a mode: odd means "fix the checksum first", so
+	 * that mutated headers reach the checks (and the code) behind it.
+	 */
+	bool		reseal;
+
+	if (size == 0)
+		return 0;
+	reseal = data[0] & 1;
+	data++;
+	size--;
+
+	/* an exact-size copy, so ASan sees any read past the end */
+	buf = malloc(size ? size : 1);
+	memcpy(buf, data, size);
+	if (reseal && size >= BF_HEADER_SIZE)
+		bf_seal(buf, size);
+	if (bf_validate(buf, size) != BF_OK)
+	{
+		free(buf);
+		return 0;
+	}
+
+	bf_unseal(buf);
+	bf_view_of(buf, &v);
+	for (uint64_t k = 0; k < 64; k++)
+		sink += bf_probe_hash(&v, bf_hash_int64(v.seed, (int64_t) k));
+	sink += (double) bf_popcount(&v);
+	sink += bf_est_cardinality(&v);
+	sink += bf_est_fpr(&v);
+
+	/* fold into a filter half the size, when the geometry allows one */
+	if (bf_check_geometry(v.layout, v.hashes, v.nbits / 2) == BF_OK &&
+		bf_compatible(&v, &v, &nbits) == BF_COMPAT_OK)
+	{
+		size_t		half = bf_buffer_size(v.nbits / 2);
+		uint8_t    *hb = malloc(half);
+		bf_view		hv;
+
+		bf_init(hb, v.layout, v.hashes, v.seed, v.nbits / 2);
+		bf_view_of(hb, &hv);
+		if (bf_compatible(&hv, &v, &nbits) == BF_COMPAT_OK)
+		{
+			bf_fold_or(&hv, &v);
+			sink += bf_is_superset(&hv, &hv);
+		}
+		free(hb);
+	}
+
+	/* union and intersection with itself, and the text round trip */
+	{
+		uint8_t    *copy = malloc(size);
+		bf_view		cv;
+		size_t		tlen = bf_base64_encoded_len(size);
+		char	   *text = malloc(tlen);
+		uint8_t    *back = malloc(bf_base64_decoded_max(tlen) + 1);
+
+		memcpy(copy, buf, size);
+		bf_view_of(copy, &cv);
+		bf_or(&cv, &v);
+		bf_and(&cv, &v);
+		sink += bf_is_superset(&v, &cv);
+		bf_seal(copy, size);
+		bf_base64_encode(copy, size, text);
+		if (bf_base64_decode(text, tlen, back) != (long long) size ||
+			memcmp(back, copy, size) != 0 || bf_validate(back, size) != BF_OK)
+			abort();			/* the text form must round-trip exactly */
+		free(copy);
+		free(text);
+		free(back);
+	}
+	(void) sink;
+	free(buf);
+	return 0;
+}
