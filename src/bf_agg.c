@@ -81,6 +81,8 @@ typedef struct BloomAggState
 	/* filter phase */
 	struct varlena *filter;		/* in the aggregate context, or NULL */
 	bf_view		view;			/* of filter; header fields kept here */
+	uint64		folded_bits;	/* largest filter a union folded, or 0 */
+	double		folded_input_fpr;	/* the worst input rate then */
 	int			npending;
 	uint64		pending[BF_AGG_PENDING];
 } BloomAggState;
@@ -475,6 +477,8 @@ bloomfilter_agg_final(PG_FUNCTION_ARGS)
 		PG_RETURN_POINTER(auto_final(st));
 
 	state_sync(st);
+	if (st->folded_bits != 0)
+		bloom_warn_folded_rate(&st->view, st->folded_bits, st->folded_input_fpr);
 	/* copied: the state may go on changing (window aggregates) */
 	out = palloc(VARSIZE(st->filter));
 	memcpy(out, st->filter, VARSIZE(st->filter));
@@ -508,6 +512,13 @@ state_merge(MemoryContext aggctx, BloomAggState *st, bf_view *g, bool is_union)
 						   bf_layout_name(g->layout), g->nbits, g->hashes, (int64) g->seed,
 						   bloom_family_display(g->family, g->type_tag))));
 
+	if (is_union && st->view.nbits != g->nbits)
+	{
+		/* remember the fold, to warn at the end if the rate suffered */
+		st->folded_bits = Max(st->folded_bits, Max(st->view.nbits, g->nbits));
+		st->folded_input_fpr = Max(st->folded_input_fpr,
+								   Max(bf_est_fpr(&st->view), bf_est_fpr(g)));
+	}
 	if (st->view.nbits != nbits)
 	{
 		/* fold the state down to the smaller size */

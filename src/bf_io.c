@@ -172,24 +172,39 @@ sealed_copy(struct varlena *f, size_t *len)
 	return buf;
 }
 
+static inline bool
+is_b64_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
 /*
- * Text input: base64 of the portable bytes.  Surrounding white space is
- * tolerated (psql users paste values); nothing else is.
+ * Text input: base64 of the portable bytes.  White space anywhere is
+ * skipped, as PostgreSQL's decode(..., 'base64') does: encode() and the
+ * base64 tool break lines every 76 characters, and pasted values carry
+ * spaces.  Everything else must be the canonical padded base64.
  */
 Datum
 bloomfilter_in(PG_FUNCTION_ARGS)
 {
-	char	   *str = PG_GETARG_CSTRING(0);
-	size_t		len;
+	char	   *raw = PG_GETARG_CSTRING(0);
+	char	   *str;
+	size_t		len = 0;
 	uint8	   *buf;
 	long long	n;
 
-	while (*str == ' ' || *str == '\t' || *str == '\n' || *str == '\r')
-		str++;
-	len = strlen(str);
-	while (len > 0 && (str[len - 1] == ' ' || str[len - 1] == '\t' ||
-					   str[len - 1] == '\n' || str[len - 1] == '\r'))
-		len--;
+	if (strpbrk(raw, " \t\n\r") == NULL)
+	{
+		str = raw;
+		len = strlen(raw);
+	}
+	else
+	{
+		str = palloc(strlen(raw) + 1);
+		for (const char *p = raw; *p; p++)
+			if (!is_b64_space(*p))
+				str[len++] = *p;
+	}
 
 	/* the largest valid filter has a known text length: refuse early */
 	if (len > bf_base64_encoded_len(BF_MAX_TOTAL_BYTES))

@@ -394,6 +394,24 @@ add_saturating(uint64 a, uint64 b)
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
+/*
+ * A union of filters of different sizes is folded to the smaller size, so
+ * keys of the larger one crowd into fewer bits.  That is correct (no key is
+ * lost, and bloom_info tells the rate) but can make a filter that prunes
+ * nothing, which deserves a word.
+ */
+void
+bloom_warn_folded_rate(const bf_view *r, uint64 larger_bits, double input_fpr)
+{
+	double		fpr = bf_est_fpr(r);
+
+	if (fpr > 0.05 && fpr > 10 * input_fpr)
+		ereport(WARNING,
+				(errmsg("bloomfilter union folded a filter of " UINT64_FORMAT " bits to " UINT64_FORMAT " bits; its false-positive rate is now %.3g",
+						larger_bits, r->nbits, fpr),
+				 errhint("Filters that will be combined keep their rate when built at one size, for example with bloom_agg(x, capacity, fpr).")));
+}
+
 /* bloom_union(f, g), f | g: every key of either. */
 Datum
 bloomfilter_union(PG_FUNCTION_ARGS)
@@ -410,6 +428,8 @@ bloomfilter_union(PG_FUNCTION_ARGS)
 	bf_or(&r, &bf);
 	r.added = add_saturating(a.added, b.added);
 	bf_store_header((uint8 *) VARDATA(res), &r);
+	if (a.nbits != b.nbits)
+		bloom_warn_folded_rate(&r, Max(a.nbits, b.nbits), Max(bf_est_fpr(&a), bf_est_fpr(&b)));
 	PG_RETURN_POINTER(res);
 }
 

@@ -56,6 +56,12 @@ extern struct varlena *bloomfilter_getarg_copy(FunctionCallInfo fcinfo, int n,
 extern struct varlena *bloomfilter_getarg(FunctionCallInfo fcinfo, int n,
 										  bf_view *v);
 
+/* ---- bf_ops.c ---- */
+
+/* WARNING if folding for a union pushed the rate far past its inputs'. */
+extern void bloom_warn_folded_rate(const bf_view *r, uint64 larger_bits,
+								   double input_fpr);
+
 /* ---- bf_encode.c ---- */
 
 /* How values of one SQL type become the bytes that are hashed. */
