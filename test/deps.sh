@@ -5,7 +5,7 @@ set -euo pipefail
 
 PKGS="build-essential postgresql-15 postgresql-server-dev-15 postgresql-common
 libxxhash-dev libipc-run-perl libbloom-dev postgresql-15-hll
-clang-14 libclang-rt-14-dev valgrind"
+clang-14 libclang-rt-14-dev valgrind iproute2"
 
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
