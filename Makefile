@@ -30,6 +30,9 @@ SHLIB_LINK = -lm
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# every object depends on the headers (PGXS tracks only the .c files)
+$(OBJS): src/core/bf_core.h src/bloomfilter.h
+
 # ---- the core on its own ----
 CORE_CC ?= gcc
 CORE_CFLAGS = -std=c11 -O1 -g -Wall -Wextra -Werror -Isrc/core \

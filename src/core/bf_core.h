@@ -273,15 +273,19 @@ bf_popcount64(uint64_t x)
 /* ---- insert and probe (the hot path, inlined) ---- */
 
 /*
- * Classic layout: k positions over the whole array by enhanced double
- * hashing (Dillinger & Manolios), computed in the 2^64 ring and mapped to
- * [0, m) by multiply-shift.
+ * Classic layout: k positions over the whole array, x + i*y + i(i-1)/2*z in
+ * the 2^64 ring (triple hashing, Dillinger & Manolios), mapped to [0, m) by
+ * multiply-shift.  The quadratic term must be a full 64-bit value: the
+ * high bits pick the position, so the small constant increments of
+ * "enhanced" double hashing would leave plain double hashing, whose
+ * positions repeat for keys whose step is near a simple fraction of 2^64.
  */
 static inline void
 bf_classic_insert(uint8_t *bits, uint64_t nbits, int k, uint64_t h)
 {
 	uint64_t	x = h;
 	uint64_t	y = bf_mix64(h);
+	uint64_t	z = bf_mix64(h ^ UINT64_C(0x9e3779b97f4a7c15));
 
 	for (int i = 0; i < k; i++)
 	{
@@ -289,7 +293,7 @@ bf_classic_insert(uint8_t *bits, uint64_t nbits, int k, uint64_t h)
 
 		bits[pos >> 3] |= (uint8_t) (1u << (pos & 7));
 		x += y;
-		y += (uint64_t) i + 1;
+		y += z;
 	}
 }
 
@@ -298,6 +302,7 @@ bf_classic_probe(const uint8_t *bits, uint64_t nbits, int k, uint64_t h)
 {
 	uint64_t	x = h;
 	uint64_t	y = bf_mix64(h);
+	uint64_t	z = bf_mix64(h ^ UINT64_C(0x9e3779b97f4a7c15));
 
 	for (int i = 0; i < k; i++)
 	{
@@ -306,7 +311,7 @@ bf_classic_probe(const uint8_t *bits, uint64_t nbits, int k, uint64_t h)
 		if (!(bits[pos >> 3] & (1u << (pos & 7))))
 			return false;
 		x += y;
-		y += (uint64_t) i + 1;
+		y += z;
 	}
 	return true;
 }

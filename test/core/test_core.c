@@ -173,8 +173,8 @@ tf_new(int layout, int hashes, uint64_t seed, uint64_t nbits)
 static tfilter
 tf_sized(int layout, double n, double p, uint64_t seed)
 {
-	uint64_t	nbits;
-	int			k;
+	uint64_t	nbits = 0;
+	int			k = 0;
 
 	if (!bf_size_for(layout, n, p, &nbits, &k))
 	{
@@ -634,6 +634,51 @@ reference_min_nbits(int layout, double n, double p)
 	return best;
 }
 
+/*
+ * The rate of a blocked filter computed without the approximation that
+ * bf_blocked_expected_fpr makes.  That model takes a block's fill as its
+ * mean given the block's load; the fill varies, and the rate, a k-th power
+ * of it, is convex, so the mean of the power is larger.  Here the number of
+ * distinct bits X after l keys (l * k uniform draws) is tracked exactly and
+ * the block's rate is E[(X / 512)^k]; loads are Poisson as in the model.
+ * Long measurements agree with this within their noise (e.g. 1.026 times
+ * the approximate model at 0.1%, against 1.022 here).
+ */
+static double
+blocked_exact_fpr(double nblocks, int k, double n)
+{
+	static double dist[BF_BLOCK_BITS + 1];
+	static double next[BF_BLOCK_BITS + 1];
+	double		lambda = n / nblocks;
+	int			hi = (int) ceil(lambda + 12.0 * sqrt(lambda) + 30.0);
+	double		sum = 0.0;
+
+	memset(dist, 0, sizeof(dist));
+	dist[0] = 1.0;
+	for (int l = 0; l <= hi; l++)
+	{
+		double		pmf = exp(l * log(lambda) - lambda - lgamma(l + 1.0));
+		double		rate = 0.0;
+
+		for (int x = 0; x <= BF_BLOCK_BITS; x++)
+			rate += dist[x] * pow((double) x / BF_BLOCK_BITS, k);
+		sum += pmf * rate;
+
+		/* add one more key: k draws, each a new bit with (512 - x) / 512 */
+		for (int d = 0; d < k; d++)
+		{
+			for (int x = 0; x <= BF_BLOCK_BITS; x++)
+			{
+				next[x] = dist[x] * ((double) x / BF_BLOCK_BITS);
+				if (x > 0)
+					next[x] += dist[x - 1] * (1.0 - (double) (x - 1) / BF_BLOCK_BITS);
+			}
+			memcpy(dist, next, sizeof(dist));
+		}
+	}
+	return sum;
+}
+
 static void
 test_sizing(void)
 {
@@ -765,7 +810,7 @@ test_sizing(void)
 				 * measured rates run a few percent over the model; allow a
 				 * margin of up to 10% in the rate, no more.
 				 */
-				if (ns[ni] >= 1000 && (double) nbits / ref > worst_ratio[li])
+				if (ns[ni] >= 1e5 && (double) nbits / ref > worst_ratio[li])
 					worst_ratio[li] = (double) nbits / ref;
 				check(nbits >= ref && nbits <= ref_lo * 1.01 + gran,
 					  "sizing: minimal under the model",
@@ -775,13 +820,46 @@ test_sizing(void)
 			}
 		}
 	}
-	info("sizing: worst ratio to the exhaustive minimum at p (n >= 1000): classic %.5f, blocked %.5f",
+	info("sizing: worst ratio to the exhaustive minimum at p (n >= 1e5): classic %.5f, blocked %.5f",
 		 worst_ratio[0], worst_ratio[1]);
+
+	/*
+	 * The promise is "at most p", and the approximate model underestimates
+	 * blocked rates (by 1% at p = 1%, 4% at 0.01%, more below): check the
+	 * sized filters against the exact rate.  Down to 1e-6 only: below that
+	 * the fixed margin in bf_sizing.c no longer covers the model's error
+	 * (the exact rate is 1.01p at 1e-7, 1.06p at 1e-9).
+	 */
+	{
+		static const double exact_ps[] = {0.3, 0.1, 0.01, 1e-3, 1e-4, 1e-5, 1e-6};
+
+		for (int pi = 0; pi < 7; pi++)
+		{
+			for (double n = 1000; n <= 1e7; n *= 100)
+			{
+				uint64_t	nbits = 0;
+				int			k = 0;
+				double		exact;
+
+				if (!bf_size_for(BF_LAYOUT_BLOCKED, n, exact_ps[pi], &nbits, &k))
+					continue;
+				exact = blocked_exact_fpr((double) nbits / BF_BLOCK_BITS, k, n);
+				if (n == 1e7)
+					info("sizing blocked p=%g: k=%d %.3f bits/key, approximate model %.4g, exact %.4g (%.4fp)",
+						 exact_ps[pi], k, nbits / n,
+						 bf_blocked_expected_fpr((double) nbits / BF_BLOCK_BITS, k, n),
+						 exact, exact / exact_ps[pi]);
+				check(exact <= exact_ps[pi], "sizing: blocked meets the exact rate",
+					  "n=%g p=%g: m=%" PRIu64 " k=%d gives %.6g (%.4fp)",
+					  n, exact_ps[pi], nbits, k, exact, exact / exact_ps[pi]);
+			}
+		}
+	}
 
 	/* Bits per key at 1%, large n; published figures are 10.0 to 10.5. */
 	{
-		uint64_t	nbits;
-		int			k;
+		uint64_t	nbits = 0;
+		int			k = 0;
 		double		bpk;
 
 		bf_size_for(BF_LAYOUT_BLOCKED, 1e6, 0.01, &nbits, &k);
@@ -820,8 +898,8 @@ test_sizing(void)
 
 			for (double n = 1; n < 2e7; n = n < 200 ? n + 1 : ceil(n * 1.09))
 			{
-				uint64_t	nbits;
-				int			k;
+				uint64_t	nbits = 0;
+				int			k = 0;
 
 				bf_size_for(layout, n, mono_p[pi], &nbits, &k);
 				if (nbits < prev && bad++ == 0)
@@ -843,8 +921,8 @@ test_sizing(void)
 
 			for (double p = 1e-8; p < 0.9; p *= 1.17)
 			{
-				uint64_t	nbits;
-				int			k;
+				uint64_t	nbits = 0;
+				int			k = 0;
 
 				bf_size_for(layout, mono_n[ni], p, &nbits, &k);
 				if (nbits > prev && bad++ == 0)
@@ -896,10 +974,10 @@ test_sizing(void)
 
 		/* n below 1 (no keys yet) is sized as for one key. */
 		{
-			uint64_t	m1,
-						m0;
-			int			k1,
-						k0;
+			uint64_t	m1 = 0,
+						m0 = 0;
+			int			k1 = 0,
+						k0 = 0;
 
 			ok = bf_size_for(layout, 1, 0.01, &m1, &k1) &&
 				bf_size_for(layout, 0, 0.01, &m0, &k0);
@@ -952,6 +1030,20 @@ test_auto_sizing(void)
 				  ns[ni], ps[pi], nb);
 		}
 	}
+	/*
+	 * "The k a blocked filter uses for rate p": the same k that
+	 * bf_size_for chooses, so a self-sized filter can be combined with one
+	 * sized explicitly for the same rate.
+	 */
+	for (int pi = 0; pi < 4; pi++)
+	{
+		uint64_t	nbits = 0;
+		int			k = 0;
+
+		bf_size_for(BF_LAYOUT_BLOCKED, 1e6, ps[pi], &nbits, &k);
+		check(bf_auto_hashes(ps[pi]) == k, "auto: same k as bf_size_for",
+			  "p=%g: %d vs %d", ps[pi], bf_auto_hashes(ps[pi]), k);
+	}
 	check(bf_auto_nblocks(1e9, 0.01, bf_auto_hashes(0.01), 1024) == 1024,
 		  "auto: capped", "got %" PRIu64,
 		  bf_auto_nblocks(1e9, 0.01, bf_auto_hashes(0.01), 1024));
@@ -998,8 +1090,10 @@ test_format_statuses(void)
 		const char *ln = bf_layout_name(layout);
 		uint64_t	nbits = f.v.nbits;
 		const field_case cases[] = {
-			{"magic", BF_OFF_MAGIC, 1, 'b', BF_ERR_MAGIC},
-			{"magic", BF_OFF_MAGIC + 3, 1, 'G', BF_ERR_MAGIC},
+			{"magic byte 0", BF_OFF_MAGIC, 1, 'b', BF_ERR_MAGIC},
+			{"magic byte 1", BF_OFF_MAGIC + 1, 1, 'l', BF_ERR_MAGIC},
+			{"magic byte 2", BF_OFF_MAGIC + 2, 1, 'N', BF_ERR_MAGIC},
+			{"magic byte 3", BF_OFF_MAGIC + 3, 1, 'G', BF_ERR_MAGIC},
 			{"magic", BF_OFF_MAGIC, 4, 0, BF_ERR_MAGIC},
 			{"version 2", BF_OFF_VERSION, 2, 2, BF_ERR_VERSION},
 			{"version 0", BF_OFF_VERSION, 2, 0, BF_ERR_VERSION},
@@ -1716,16 +1810,26 @@ test_combining(void)
 		check(bf_is_superset(&a.v, &a.v), "combine: superset of itself", "%s", ln);
 
 		/*
-		 * The superset test must look at every word, the last one
-		 * included.
+		 * The superset test must look at every bit: a filter with any one
+		 * bit set is not a subset of the empty filter.  (A word-wise loop
+		 * that skips the last word, or a mask that drops a bit, fails.)
 		 */
 		{
-			tfilter		e = tf_new(layout, a.v.hashes, 5, a.v.nbits);
-			tfilter		g = tf_new(layout, a.v.hashes, 5, a.v.nbits);
+			tfilter		e = tf_new(layout, 3, 5, 1024);
+			tfilter		g = tf_new(layout, 3, 5, 1024);
+			int			bad = 0;
+			int			first_bad = -1;
 
-			e.v.bits[e.v.nbits / 8 - 1] = 0x80;
-			check(!bf_is_superset(&g.v, &e.v) && bf_is_superset(&e.v, &g.v),
-				  "combine: superset sees the last word", "%s", ln);
+			for (int bit = 0; bit < 1024; bit++)
+			{
+				memset(e.v.bits, 0, 128);
+				e.v.bits[bit / 8] = (uint8_t) (1u << (bit % 8));
+				if ((bf_is_superset(&g.v, &e.v) || !bf_is_superset(&e.v, &g.v)) &&
+					bad++ == 0)
+					first_bad = bit;
+			}
+			check(bad == 0, "combine: superset sees every bit",
+				  "%s: %d bits missed, first bit %d", ln, bad, first_bad);
 			tf_free(&e);
 			tf_free(&g);
 		}
@@ -1737,113 +1841,101 @@ test_combining(void)
 		tf_free(&x);
 	}
 
-	/* bf_compatible: every reason, and the sizes that fold. */
+	/*
+	 * bf_compatible: every reason, in both argument orders, and the sizes
+	 * that fold.  Each case pairs the base filter (classic or blocked, k 6,
+	 * seed 77, 4096 bits) with one other; both sides' key families are
+	 * given, since "no keys yet" (none) must combine with anything.
+	 */
 	for (int li = 0; li < 2; li++)
 	{
 		int			layout = layouts[li];
 		int			other = layout == BF_LAYOUT_CLASSIC ? BF_LAYOUT_BLOCKED : BF_LAYOUT_CLASSIC;
 		const char *ln = bf_layout_name(layout);
 		const uint64_t m = 4096;
-		tfilter		base = tf_new(layout, 6, 77, m);
-		struct
+		const int	I = BF_FAMILY_INTEGER;
+		const int	O = BF_FAMILY_OTHER;
+		const int	N = BF_FAMILY_NONE;
+		const struct
 		{
 			const char *what;
-			tfilter		f;
+			int			layout,
+						hashes;
+			uint64_t	seed,
+						nbits;
+			int			base_family;
+			uint32_t	base_tag;
+			int			family;
+			uint32_t	tag;
 			bf_compat	want;
 			uint64_t	want_nbits;
 		}			cases[] = {
-			{"other layout", tf_new(other, 6, 77, m), BF_COMPAT_LAYOUT, 0},
-			{"other hashes", tf_new(layout, 7, 77, m), BF_COMPAT_HASHES, 0},
-			{"other seed", tf_new(layout, 6, 78, m), BF_COMPAT_SEED, 0},
-			{"other family", tf_new(layout, 6, 77, m), BF_COMPAT_FAMILY, 0},
-			{"other type tag", tf_new(layout, 6, 77, m), BF_COMPAT_FAMILY, 0},
-			{"size 3x", tf_new(layout, 6, 77, m * 3), BF_COMPAT_SIZE, 0},
-			{"size 6x", tf_new(layout, 6, 77, m * 6), BF_COMPAT_SIZE, 0},
-			{"size 1.125x", tf_new(layout, 6, 77, m + 512), BF_COMPAT_SIZE, 0},
-			{"size 1x", tf_new(layout, 6, 77, m), BF_COMPAT_OK, m},
-			{"size 2x", tf_new(layout, 6, 77, m * 2), BF_COMPAT_OK, m},
-			{"size 4x", tf_new(layout, 6, 77, m * 4), BF_COMPAT_OK, m},
-			{"size 1/8x", tf_new(layout, 6, 77, m / 8), BF_COMPAT_OK, m / 8},
-			{"family none", tf_new(layout, 6, 77, m), BF_COMPAT_OK, m},
-			{"family none, 4x", tf_new(layout, 6, 77, m * 4), BF_COMPAT_OK, m},
+			{"other layout", other, 6, 77, m, I, 0, I, 0, BF_COMPAT_LAYOUT, 0},
+			{"other hashes", layout, 7, 77, m, I, 0, I, 0, BF_COMPAT_HASHES, 0},
+			{"other seed", layout, 6, 78, m, I, 0, I, 0, BF_COMPAT_SEED, 0},
+			{"other family", layout, 6, 77, m, I, 0, BF_FAMILY_TEXT, 0, BF_COMPAT_FAMILY, 0},
+			{"other type tag", layout, 6, 77, m, O, 1000, O, 1001, BF_COMPAT_FAMILY, 0},
+			{"same type tag", layout, 6, 77, m, O, 1000, O, 1000, BF_COMPAT_OK, m},
+			{"size 3x", layout, 6, 77, m * 3, I, 0, I, 0, BF_COMPAT_SIZE, 0},
+			{"size 6x", layout, 6, 77, m * 6, I, 0, I, 0, BF_COMPAT_SIZE, 0},
+			{"size 1.125x", layout, 6, 77, m + 512, I, 0, I, 0, BF_COMPAT_SIZE, 0},
+			{"size 1x", layout, 6, 77, m, I, 0, I, 0, BF_COMPAT_OK, m},
+			{"size 2x", layout, 6, 77, m * 2, I, 0, I, 0, BF_COMPAT_OK, m},
+			{"size 4x", layout, 6, 77, m * 4, I, 0, I, 0, BF_COMPAT_OK, m},
+			{"size 1/8x", layout, 6, 77, m / 8, I, 0, I, 0, BF_COMPAT_OK, m / 8},
+			{"none with integer", layout, 6, 77, m, I, 0, N, 0, BF_COMPAT_OK, m},
+			{"none with other", layout, 6, 77, m, O, 4242, N, 0, BF_COMPAT_OK, m},
+			{"none with none", layout, 6, 77, m, N, 0, N, 0, BF_COMPAT_OK, m},
+			{"none, size 4x", layout, 6, 77, m * 4, I, 0, N, 0, BF_COMPAT_OK, m},
 		};
-		const int	ncases = (int) (sizeof(cases) / sizeof(cases[0]));
 
-		base.v.family = BF_FAMILY_INTEGER;
-		for (int i = 0; i < ncases; i++)
-			cases[i].f.v.family = BF_FAMILY_INTEGER;
-		cases[3].f.v.family = BF_FAMILY_TEXT;
-		cases[12].f.v.family = BF_FAMILY_NONE;
-		cases[13].f.v.family = BF_FAMILY_NONE;
-
-		for (int i = 0; i < ncases; i++)
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		{
+			tfilter		a = tf_new(layout, 6, 77, m);
+			tfilter		b = tf_new(cases[i].layout, cases[i].hashes,
+								   cases[i].seed, cases[i].nbits);
+			tfilter		d = tf_new(layout, 6, 77, m);
 			uint64_t	nab = 0,
 						nba = 0;
 			bf_compat	ab,
 						ba;
 
-			if (i == 4)
-			{
-				/* "other" keys of two different types do not mix */
-				tfilter		t = tf_new(layout, 6, 77, m);
-
-				t.v.family = BF_FAMILY_OTHER;
-				t.v.type_tag = 1000;
-				cases[i].f.v.family = BF_FAMILY_OTHER;
-				cases[i].f.v.type_tag = 1001;
-				ab = bf_compatible(&t.v, &cases[i].f.v, &nab);
-				ba = bf_compatible(&cases[i].f.v, &t.v, &nba);
-				t.v.type_tag = 1001;
-				check(bf_compatible(&t.v, &cases[i].f.v, &nab) == BF_COMPAT_OK,
-					  "combine: same type tag", "%s", ln);
-				tf_free(&t);
-			}
-			else
-			{
-				ab = bf_compatible(&base.v, &cases[i].f.v, &nab);
-				ba = bf_compatible(&cases[i].f.v, &base.v, &nba);
-			}
+			a.v.family = (uint16_t) cases[i].base_family;
+			a.v.type_tag = cases[i].base_tag;
+			b.v.family = (uint16_t) cases[i].family;
+			b.v.type_tag = cases[i].tag;
+			ab = bf_compatible(&a.v, &b.v, &nab);
+			ba = bf_compatible(&b.v, &a.v, &nba);
 			check(ab == cases[i].want && ba == cases[i].want,
 				  "combine: bf_compatible reason",
 				  "%s %s: got %d/%d, want %d", ln, cases[i].what,
 				  (int) ab, (int) ba, (int) cases[i].want);
 			if (cases[i].want == BF_COMPAT_OK)
+			{
 				check(nab == cases[i].want_nbits && nba == cases[i].want_nbits,
 					  "combine: common size is the smaller",
 					  "%s %s: %" PRIu64 "/%" PRIu64 ", want %" PRIu64,
 					  ln, cases[i].what, nab, nba, cases[i].want_nbits);
-		}
 
-		/* NONE yields to the other family, in either order. */
-		{
-			tfilter		d = tf_new(layout, 6, 77, m);
-			tfilter		o = tf_new(layout, 6, 77, m);
-			uint64_t	nout = 0;
-
-			o.v.family = BF_FAMILY_OTHER;
-			o.v.type_tag = 4242;
-			bf_merge_family(&d.v, &cases[12].f.v, &o.v);
-			check(d.v.family == BF_FAMILY_OTHER && d.v.type_tag == 4242,
-				  "combine: merge family (none first)", "%s: %d/%u", ln,
-				  d.v.family, d.v.type_tag);
-			d.v.family = BF_FAMILY_NONE;
-			d.v.type_tag = 0;
-			bf_merge_family(&d.v, &o.v, &cases[12].f.v);
-			check(d.v.family == BF_FAMILY_OTHER && d.v.type_tag == 4242,
-				  "combine: merge family (none second)", "%s: %d/%u", ln,
-				  d.v.family, d.v.type_tag);
-			bf_merge_family(&d.v, &cases[12].f.v, &cases[13].f.v);
-			check(d.v.family == BF_FAMILY_NONE, "combine: merge none with none",
-				  "%s: %d", ln, d.v.family);
-			check(bf_compatible(&o.v, &cases[12].f.v, &nout) == BF_COMPAT_OK,
-				  "combine: none with other", "%s", ln);
+				/*
+				 * The combined filter takes the family that is not none, in
+				 * either order.
+				 */
+				bf_merge_family(&d.v, &a.v, &b.v);
+				check(d.v.family == a.v.family && d.v.type_tag == a.v.type_tag,
+					  "combine: merged family", "%s %s: %d/%u", ln, cases[i].what,
+					  d.v.family, d.v.type_tag);
+				d.v.family = BF_FAMILY_NONE;
+				d.v.type_tag = 0;
+				bf_merge_family(&d.v, &b.v, &a.v);
+				check(d.v.family == a.v.family && d.v.type_tag == a.v.type_tag,
+					  "combine: merged family (swapped)", "%s %s: %d/%u", ln,
+					  cases[i].what, d.v.family, d.v.type_tag);
+			}
+			tf_free(&a);
+			tf_free(&b);
 			tf_free(&d);
-			tf_free(&o);
 		}
-		for (int i = 0; i < ncases; i++)
-			tf_free(&cases[i].f);
-		tf_free(&base);
 	}
 }
 
@@ -2067,6 +2159,191 @@ test_hashing(void)
 		  "hash: seed and value matter", "collision");
 }
 
+/* ---- sets of hashes, HyperLogLog, batch insert ---- */
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t	x = *(const uint64_t *) a;
+	uint64_t	y = *(const uint64_t *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The radix sort and the duplicate removal against qsort and an obvious
+ * loop: sizes around the 256-bucket boundaries, duplicates, extremes.
+ */
+static void
+test_hash_sets(void)
+{
+	static const size_t sizes[] = {0, 1, 2, 3, 255, 256, 257, 1000, 65537};
+	rng			r = {77};
+
+	for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
+	{
+		size_t		n = sizes[si];
+		uint64_t   *a = xmalloc(n * sizeof(uint64_t));
+		uint64_t   *tmp = xmalloc(n * sizeof(uint64_t));
+		uint64_t   *want = xmalloc(n * sizeof(uint64_t));
+		size_t		nu,
+					wu = 0;
+
+		for (size_t i = 0; i < n; i++)
+		{
+			/* a third are repeats of earlier values; some extremes */
+			if (i > 0 && rng_below(&r, 3) == 0)
+				a[i] = a[rng_below(&r, i)];
+			else if (rng_below(&r, 50) == 0)
+				a[i] = rng_below(&r, 2) ? UINT64_MAX : 0;
+			else
+				a[i] = rng_next(&r);
+		}
+		memcpy(want, a, n * sizeof(uint64_t));
+		qsort(want, n, sizeof(uint64_t), cmp_u64);
+		bf_sort_hashes(a, tmp, n);
+		check(n == 0 || memcmp(a, want, n * sizeof(uint64_t)) == 0,
+			  "hashes: sort", "n=%zu: differs from qsort", n);
+
+		for (size_t i = 0; i < n; i++)
+			if (wu == 0 || want[wu - 1] != want[i])
+				want[wu++] = want[i];
+		nu = bf_unique_hashes(a, n);
+		check(nu == wu && (n == 0 || memcmp(a, want, wu * sizeof(uint64_t)) == 0),
+			  "hashes: unique", "n=%zu: %zu left, want %zu", n, nu, wu);
+		free(a);
+		free(tmp);
+		free(want);
+	}
+}
+
+/*
+ * HyperLogLog with 4096 registers: standard error 1.6%.  Allow 8%: the raw
+ * estimate is known to run a few percent high just above the switch from
+ * linear counting (about 10k here), and the seed is fixed.
+ */
+static void
+test_hll(void)
+{
+	static const int ns[] = {1, 10, 100, 1000, 10000, 12000, 100000, 1000000};
+	uint8_t    *regs = xmalloc(BF_HLL_REGISTERS);
+	uint8_t    *ra = xmalloc(BF_HLL_REGISTERS);
+	uint8_t    *rb = xmalloc(BF_HLL_REGISTERS);
+
+	memset(regs, 0, BF_HLL_REGISTERS);
+	check(bf_hll_estimate(regs) == 0.0, "hll: empty", "%g", bf_hll_estimate(regs));
+
+	for (int ni = 0; ni < 8; ni++)
+	{
+		int			n = ns[ni];
+		double		est;
+
+		memset(regs, 0, BF_HLL_REGISTERS);
+		for (int64_t i = 0; i < n; i++)
+			bf_hll_add(regs, bf_hash_int64(5, i));
+		/* duplicates change nothing */
+		for (int64_t i = 0; i < n && i < 1000; i++)
+			bf_hll_add(regs, bf_hash_int64(5, i));
+		est = bf_hll_estimate(regs);
+		info("hll n=%d: est %.1f (%+.2f%%)", n, est, 100.0 * (est - n) / n);
+		check(fabs(est - n) <= 0.08 * n + 0.5, "hll: estimate", "n=%d: %.1f", n, est);
+	}
+
+	/* Merging sketches is the sketch of the union, exactly. */
+	memset(regs, 0, BF_HLL_REGISTERS);
+	memset(ra, 0, BF_HLL_REGISTERS);
+	memset(rb, 0, BF_HLL_REGISTERS);
+	for (int64_t i = 0; i < 60000; i++)
+	{
+		uint64_t	h = bf_hash_int64(6, i);
+
+		bf_hll_add(regs, h);
+		bf_hll_add(i < 40000 ? ra : rb, h);
+		if (i >= 20000 && i < 40000)
+			bf_hll_add(rb, h);
+	}
+	bf_hll_merge(ra, rb);
+	check(memcmp(ra, regs, BF_HLL_REGISTERS) == 0, "hll: merge is the union",
+		  "registers differ");
+	free(regs);
+	free(ra);
+	free(rb);
+}
+
+/*
+ * A batch insert is the same as one insert at a time, and the prefetch
+ * address is inside the filter.  The SWAR popcount (used when the build
+ * has no -mpopcnt, as this one) agrees with a bit loop.
+ */
+static void
+test_batch_and_popcount(void)
+{
+	rng			r = {31};
+	int			bad = 0;
+
+	for (int li = 0; li < 2; li++)
+	{
+		tfilter		a = tf_sized(layouts[li], 5000, 0.01, 8);
+		tfilter		b = tf_sized(layouts[li], 5000, 0.01, 8);
+		uint64_t	h[37];
+		int			outside = 0;
+
+		for (int round = 0; round < 150; round++)
+		{
+			int			n = (int) rng_below(&r, 38);
+
+			for (int i = 0; i < n; i++)
+			{
+				h[i] = rng_next(&r);
+				bf_insert_hash(&a.v, h[i]);
+				if ((const uint8_t *) bf_first_line(&b.v, h[i]) < b.v.bits ||
+					(const uint8_t *) bf_first_line(&b.v, h[i]) >= b.v.bits + b.v.nbits / 8)
+					outside++;
+			}
+			bf_insert_batch(&b.v, h, n);
+		}
+		check(tf_same_bits(&a, &b) && a.v.added == b.v.added,
+			  "batch: same as one at a time", "%s: added %" PRIu64 " vs %" PRIu64,
+			  bf_layout_name(layouts[li]), a.v.added, b.v.added);
+		check(outside == 0, "batch: prefetch address inside the filter",
+			  "%s: %d outside", bf_layout_name(layouts[li]), outside);
+		tf_free(&a);
+		tf_free(&b);
+	}
+
+	for (int i = 0; i < 100000; i++)
+	{
+		uint64_t	x;
+		unsigned	want = 0;
+
+		switch (i)
+		{
+			case 0:
+				x = 0;
+				break;
+			case 1:
+				x = UINT64_MAX;
+				break;
+			case 2:
+				x = UINT64_C(1) << 63;
+				break;
+			default:
+				/* sparse and dense words too */
+				x = rng_next(&r);
+				if (i % 3 == 1)
+					x &= rng_next(&r) & rng_next(&r);
+				else if (i % 3 == 2)
+					x |= rng_next(&r) | rng_next(&r);
+				break;
+		}
+		for (int b = 0; b < 64; b++)
+			want += (unsigned) ((x >> b) & 1);
+		if (bf_popcount64(x) != want)
+			bad++;
+	}
+	check(bad == 0, "popcount: agrees with a bit loop", "%d mismatches", bad);
+}
+
 /*
  * The portable format pins where keys go: a filter written by one build
  * must answer the same in another.  These checksums of fixed filters change
@@ -2081,7 +2358,7 @@ test_golden(void)
 		int			layout;
 		uint64_t	want;
 	}			golden[] = {
-		{BF_LAYOUT_CLASSIC, UINT64_C(0x0a8c5e286fd94e69)},
+		{BF_LAYOUT_CLASSIC, UINT64_C(0xced010415b67ac24)},
 		{BF_LAYOUT_BLOCKED, UINT64_C(0x738933b21b96d874)},
 	};
 
@@ -2104,6 +2381,40 @@ test_golden(void)
 	}
 }
 
+/*
+ * Small classic filters at small rates: with plain double hashing in the
+ * 2^64 ring, keys whose step lies near a simple fraction of 2^64 repeat
+ * positions, and a filter for 100 keys at 1e-6 measured 50 times its rate.
+ * The quadratic term of triple hashing keeps the k positions apart.
+ */
+static void
+test_small_classic(void)
+{
+	uint64_t	nbits;
+	int			k;
+	long		fp = 0;
+	const long	probes = 4000000;
+	int			seeds = 0;
+
+	if (!bf_size_for(BF_LAYOUT_CLASSIC, 100, 1e-6, &nbits, &k))
+	{
+		check(false, "small classic: sized", "bf_size_for refused n=100 p=1e-6");
+		return;
+	}
+	for (uint64_t seed = 1; seed <= 40; seed++, seeds++)
+	{
+		tfilter		f = tf_new(BF_LAYOUT_CLASSIC, k, seed, nbits);
+
+		for (int64_t i = 0; i < 100; i++)
+			tf_add_int(&f, i);
+		for (long i = 0; i < probes / 40; i++)
+			fp += bf_probe_hash(&f.v, bf_hash_int64(seed, (int64_t) 1000000 + i));
+		tf_free(&f);
+	}
+	check((double) fp / probes <= 3e-6, "small classic: rate at n=100, p=1e-6",
+		  "%ld false positives in %ld probes over %d seeds", fp, probes, seeds);
+}
+
 int
 main(void)
 {
@@ -2121,7 +2432,11 @@ main(void)
 	test_folding();
 	test_estimates();
 	test_hashing();
+	test_hash_sets();
+	test_hll();
+	test_batch_and_popcount();
 	test_golden();
+	test_small_classic();
 
 	printf("core: %d passed, %d failed\n", n_passed, n_failed);
 	return n_failed > 0 ? 1 : 0;
