@@ -231,30 +231,44 @@ bloomfilter_add_all(PG_FUNCTION_ARGS)
 /* ---- probing ---- */
 
 /*
- * Per-call-site state of a probe.  A filter that arrives as a TOAST pointer
- * (read from a table, or returned by a subquery that reads one) would be
- * detoasted on every row; it is detoasted once and kept here, keyed on the
- * pointer's identity (TOAST values are immutable, and a changed filter
- * gets a new value id).  Inline filters are read in place, no copy.
+ * Per-call-site state of a probe: the key type, and the filter last seen
+ * with its decoded header and the result of the family check, so a filter
+ * that comes back row after row costs one identity test.
+ *
+ * A filter read from a table, or returned by a subquery that reads one,
+ * arrives as a TOAST pointer, or compressed inside the row; it is
+ * decompressed once and kept here, keyed on the TOAST pointer's identity
+ * (TOAST values are immutable, and a changed filter gets a new value id) or
+ * on the compressed bytes themselves (a few kB at most: comparing them is
+ * far cheaper than decompressing, and an address alone may be reused for
+ * another row's value).  The kept copy's bit array is 64-byte aligned, so
+ * that each blocked probe touches one cache line.
+ *
+ * A plain inline filter (a constant, a parameter, a small stored filter) is
+ * read in place; its view is kept with the address and header bytes it
+ * came from: the same header at the same address gives the same view.
  */
+typedef enum BloomProbeSource
+{
+	BPS_NONE,
+	BPS_TOAST,
+	BPS_COMPRESSED,
+	BPS_INLINE
+} BloomProbeSource;
+
 typedef struct BloomProbeCache
 {
 	BloomKeyType key;
-	struct varlena *flat;		/* detoasted filter, in fn_mcxt, or NULL */
-	Oid			toastrelid;
-	Oid			valueid;
-	bf_view		view;			/* view of flat */
+	BloomProbeSource source;
+	bf_view		view;			/* the current filter */
+	bool		has_keys;		/* it holds keys of this call's family */
 
-	/*
-	 * An inline filter is read in place.  Its decoded header is kept with
-	 * the address and header bytes it came from: the same bytes at the same
-	 * address give the same view (which points at the bits, wherever they
-	 * are now), so the check and decode are skipped for a filter that comes
-	 * back row after row (a constant, a parameter, a subquery's result).
-	 */
-	const struct varlena *inline_ptr;
+	Oid			toastrelid;		/* BPS_TOAST */
+	Oid			valueid;
+	struct varlena *compressed; /* BPS_COMPRESSED: copy of the raw bytes */
+	void	   *flat_alloc;		/* BPS_TOAST, BPS_COMPRESSED: the copy */
+	const struct varlena *inline_ptr;	/* BPS_INLINE */
 	uint8		inline_header[VARHDRSZ + BF_HEADER_SIZE];
-	bf_view		inline_view;
 } BloomProbeCache;
 
 static BloomProbeCache *
@@ -262,7 +276,7 @@ probe_cache(FunctionCallInfo fcinfo, int keyarg)
 {
 	BloomProbeCache *c = (BloomProbeCache *) fcinfo->flinfo->fn_extra;
 
-	if (c == NULL)
+	if (unlikely(c == NULL))
 	{
 		c = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BloomProbeCache));
 		bloom_key_type_for_arg(&c->key, fcinfo, keyarg);
@@ -271,61 +285,122 @@ probe_cache(FunctionCallInfo fcinfo, int keyarg)
 	return c;
 }
 
+/* Makes v the cached filter; family errors are raised here, once. */
 static void
-probe_filter_view(FunctionCallInfo fcinfo, BloomProbeCache *c, Datum d,
-				  bf_view *v)
+probe_cache_set(BloomProbeCache *c, BloomProbeSource source, const bf_view *v)
+{
+	c->source = source;
+	c->view = *v;
+	c->has_keys = bloom_check_family(v, &c->key);
+}
+
+/* Copies a detoasted filter into fn_mcxt with its bit array 64-byte aligned. */
+static struct varlena *
+aligned_copy(FunctionCallInfo fcinfo, BloomProbeCache *c, struct varlena *f)
+{
+	Size		len = VARSIZE(f);
+	char	   *base;
+	uintptr_t	bits_at;
+
+	if (c->flat_alloc != NULL)
+		pfree(c->flat_alloc);
+	c->flat_alloc = NULL;
+	base = MemoryContextAllocHuge(fcinfo->flinfo->fn_mcxt, len + BF_BLOCK_BYTES);
+	bits_at = (uintptr_t) base + VARHDRSZ + BF_HEADER_SIZE;
+	c->flat_alloc = base;
+	base += (BF_BLOCK_BYTES - bits_at % BF_BLOCK_BYTES) % BF_BLOCK_BYTES;
+	memcpy(base, f, len);
+	return (struct varlena *) base;
+}
+
+/* The slow path: a filter other than the one cached. */
+static pg_noinline void
+probe_cache_load(FunctionCallInfo fcinfo, BloomProbeCache *c, Datum d)
 {
 	struct varlena *raw = (struct varlena *) DatumGetPointer(d);
+	bf_view		v;
 
 	if (VARATT_IS_EXTERNAL_ONDISK(raw))
 	{
 		struct varatt_external ext;
-		MemoryContext old;
+		struct varlena *f;
 
 		VARATT_EXTERNAL_GET_POINTER(ext, raw);
-		if (c->flat == NULL || c->toastrelid != ext.va_toastrelid ||
-			c->valueid != ext.va_valueid)
-		{
-			if (c->flat != NULL)
-				pfree(c->flat);
-			c->flat = NULL;
-			old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
-			c->flat = PG_DETOAST_DATUM(d);
-			MemoryContextSwitchTo(old);
-			bloomfilter_view(c->flat, &c->view);
-			c->toastrelid = ext.va_toastrelid;
-			c->valueid = ext.va_valueid;
-		}
-		*v = c->view;
+		f = PG_DETOAST_DATUM(d);
+		f = aligned_copy(fcinfo, c, f);
+		bloomfilter_view(f, &v);
+		c->toastrelid = ext.va_toastrelid;
+		c->valueid = ext.va_valueid;
+		probe_cache_set(c, BPS_TOAST, &v);
 		return;
 	}
-	if (!VARATT_IS_EXTENDED(raw) && VARSIZE(raw) >= VARHDRSZ + BF_HEADER_SIZE)
+	if (VARATT_IS_COMPRESSED(raw))
 	{
-		if (c->inline_ptr == raw &&
-			memcmp(c->inline_header, raw, VARHDRSZ + BF_HEADER_SIZE) == 0)
-		{
-			*v = c->inline_view;
-			return;
-		}
-		bloomfilter_view(raw, v);
+		struct varlena *f = aligned_copy(fcinfo, c, PG_DETOAST_DATUM(d));
+
+		if (c->compressed != NULL)
+			pfree(c->compressed);
+		c->compressed = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, VARSIZE(raw));
+		memcpy(c->compressed, raw, VARSIZE(raw));
+		bloomfilter_view(f, &v);
+		probe_cache_set(c, BPS_COMPRESSED, &v);
+		return;
+	}
+	if (!VARATT_IS_EXTENDED(raw))
+	{
+		bloomfilter_view(raw, &v);
 		c->inline_ptr = raw;
 		memcpy(c->inline_header, raw, VARHDRSZ + BF_HEADER_SIZE);
-		c->inline_view = *v;
+		probe_cache_set(c, BPS_INLINE, &v);
 		return;
 	}
-	bloomfilter_view(PG_DETOAST_DATUM_PACKED(d), v);
+	/* anything else (a short header, an expanded object): not kept */
+	c->source = BPS_NONE;
+	bloomfilter_view(PG_DETOAST_DATUM_PACKED(d), &c->view);
+	c->has_keys = bloom_check_family(&c->view, &c->key);
+}
+
+/* Is d the filter the cache holds? */
+static inline bool
+probe_cache_hit(const BloomProbeCache *c, Datum d)
+{
+	const struct varlena *raw = (const struct varlena *) DatumGetPointer(d);
+
+	switch (c->source)
+	{
+		case BPS_INLINE:
+			return raw == c->inline_ptr &&
+				memcmp(raw, c->inline_header, VARHDRSZ + BF_HEADER_SIZE) == 0;
+		case BPS_TOAST:
+			if (VARATT_IS_EXTERNAL_ONDISK(raw))
+			{
+				struct varatt_external ext;
+
+				VARATT_EXTERNAL_GET_POINTER(ext, raw);
+				return ext.va_valueid == c->valueid && ext.va_toastrelid == c->toastrelid;
+			}
+			return false;
+		case BPS_COMPRESSED:
+			return VARATT_IS_COMPRESSED(raw) &&
+				VARSIZE(raw) == VARSIZE(c->compressed) &&
+				memcmp(raw, c->compressed, VARSIZE(raw)) == 0;
+		case BPS_NONE:
+			return false;
+	}
+	return false;
 }
 
 static inline bool
 probe(FunctionCallInfo fcinfo, int filterarg, int keyarg)
 {
 	BloomProbeCache *c = probe_cache(fcinfo, keyarg);
-	bf_view		v;
+	Datum		d = PG_GETARG_DATUM(filterarg);
 
-	probe_filter_view(fcinfo, c, PG_GETARG_DATUM(filterarg), &v);
-	if (!bloom_check_family(&v, &c->key))
+	if (!probe_cache_hit(c, d))
+		probe_cache_load(fcinfo, c, d);
+	if (!c->has_keys)
 		return false;			/* no key was ever added */
-	return bf_probe_hash(&v, bloom_hash_fast(&c->key, PG_GETARG_DATUM(keyarg), v.seed));
+	return bf_probe_hash(&c->view, bloom_hash_fast(&c->key, PG_GETARG_DATUM(keyarg), c->view.seed));
 }
 
 /* bloom_contains(f, x), f @> x: may x be in the set? */
