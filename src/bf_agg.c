@@ -49,12 +49,6 @@ PG_FUNCTION_INFO_V1(bloomfilter_intersect_agg_combine);
 /* First capacity of the hash buffer. */
 #define BF_AGG_FIRST_CAP	16
 
-/*
- * Hashes buffered before the sketch is kept up to date row by row; below
- * this a small group keeps no sketch (it is built from the buffer when
- * needed).
- */
-#define BF_AGG_SKETCH_AT	1024
 
 /* Hashes buffered before a batched, prefetching insert. */
 #define BF_AGG_PENDING		32
@@ -209,12 +203,22 @@ state_sketch(BloomAggState *st)
 		bf_hll_add(st->hll, st->keys[j]);
 }
 
-/* Inserts every buffered hash into a filter view, batched with prefetch. */
+/* Inserts every buffered hash into a filter view, in cache-friendly order. */
 static void
 buf_insert_into(const BloomAggState *st, bf_view *v)
 {
-	for (uint32 j = 0; j < st->nkeys; j += BF_AGG_PENDING)
-		bf_insert_batch(v, st->keys + j, (int) Min(BF_AGG_PENDING, st->nkeys - j));
+	uint64	   *tmp = NULL;
+
+	if (st->nkeys == 0)
+		return;
+	/* the scatter buffer is worth it only when the filter outgrows cache */
+	if (v->nbits / 8 > (UINT64CONST(1) << 20))
+		tmp = MemoryContextAllocExtended(CurrentMemoryContext,
+										 (Size) st->nkeys * sizeof(uint64),
+										 MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+	bf_insert_many(v, st->keys, st->nkeys, tmp);
+	if (tmp)
+		pfree(tmp);
 }
 
 /* Leaves the buffer phase: all hashes go into a full-size filter. */
@@ -393,14 +397,12 @@ bloomfilter_auto_agg_trans(PG_FUNCTION_ARGS)
 			st->type_tag = c->key.type_tag;
 		}
 		st->added = add_saturating(st->added, 1);
+		/*
+		 * No sketch is kept while buffering: it is built from the buffer
+		 * when needed, which costs less than updating it row by row.
+		 */
 		if (unlikely(st->nkeys == st->cap))
-		{
 			buf_make_room(st, 1);
-			if (st->nkeys >= BF_AGG_SKETCH_AT)
-				state_sketch(st);
-		}
-		if (st->hll != NULL)
-			bf_hll_add(st->hll, h);
 		if (st->filter == NULL)
 		{
 			st->keys[st->nkeys++] = h;
@@ -627,8 +629,6 @@ auto_combine(MemoryContext aggctx, BloomAggState *s1, BloomAggState *s2)
 			memcpy(s1->keys + s1->nkeys, s2->keys, (Size) s2->nkeys * sizeof(uint64));
 			s1->nkeys += s2->nkeys;
 			s1->added = add_saturating(s1->added, s2->added);
-			if (s1->hll == NULL && s1->nkeys >= BF_AGG_SKETCH_AT)
-				state_sketch(s1);
 			return;
 		}
 		/* s1 became a filter: fall through and add s2's hashes to it */
@@ -755,8 +755,12 @@ bloomfilter_agg_serialize(PG_FUNCTION_ARGS)
 			appendBinaryStringInfo(&buf, (char *) st->hll, BF_HLL_REGISTERS);
 		append_le(&buf, st->nkeys, 4);
 		enlargeStringInfo(&buf, (int) ((Size) st->nkeys * 8));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 		for (uint32 j = 0; j < st->nkeys; j++)
 			append_le(&buf, st->keys[j], 8);
+#else
+		appendBinaryStringInfo(&buf, (char *) st->keys, (int) ((Size) st->nkeys * 8));
+#endif
 	}
 	else
 	{

@@ -600,6 +600,12 @@ extern void bf_sort_hashes(uint64_t *a, uint64_t *tmp, size_t n);
 /* Drops duplicates from sorted a[0, n); returns the new length. */
 extern size_t bf_unique_hashes(uint64_t *a, size_t n);
 
+/*
+ * Inserts n hashed keys, in cache-friendly order when the filter is large
+ * and tmp (room for n) is given.
+ */
+extern void bf_insert_many(bf_view *v, const uint64_t *h, size_t n, uint64_t *tmp);
+
 #define BF_HLL_BITS 12
 #define BF_HLL_REGISTERS (1 << BF_HLL_BITS)
 

@@ -45,6 +45,45 @@ bf_sort_hashes(uint64_t *a, uint64_t *tmp, size_t n)
 	}
 }
 
+/*
+ * Inserts n hashed keys.  A filter that fits in cache takes them as they
+ * come.  A larger one would take a cache miss per key; the keys are first
+ * bucketed by their top byte (one counting pass, one scatter into tmp,
+ * which has room for n), which for both layouts orders them by region of
+ * the array, so the inserts sweep it 1/256th at a time.  Without tmp, the
+ * inserts are batched with prefetching.
+ */
+void
+bf_insert_many(bf_view *v, const uint64_t *h, size_t n, uint64_t *tmp)
+{
+	const uint64_t cache_bytes = UINT64_C(1) << 20;
+
+	if (v->nbits / 8 <= cache_bytes)
+	{
+		for (size_t i = 0; i < n; i++)
+			bf_insert_hash(v, h[i]);
+		return;
+	}
+	if (tmp == NULL)
+	{
+		for (size_t i = 0; i < n; i += 32)
+			bf_insert_batch(v, h + i, (int) (n - i < 32 ? n - i : 32));
+		return;
+	}
+	{
+		size_t		start[257] = {0};
+
+		for (size_t i = 0; i < n; i++)
+			start[(h[i] >> 56) + 1]++;
+		for (int b = 0; b < 256; b++)
+			start[b + 1] += start[b];
+		for (size_t i = 0; i < n; i++)
+			tmp[start[h[i] >> 56]++] = h[i];
+		for (size_t i = 0; i < n; i++)
+			bf_insert_hash(v, tmp[i]);
+	}
+}
+
 /* Drops duplicates from sorted a[0, n); returns the new length. */
 size_t
 bf_unique_hashes(uint64_t *a, size_t n)

@@ -2415,6 +2415,45 @@ test_small_classic(void)
 		  "%ld false positives in %ld probes over %d seeds", fp, probes, seeds);
 }
 
+/*
+ * bf_insert_many reorders large inserts for the cache; the filter must be
+ * the one the keys give inserted one by one, whatever the path taken.
+ */
+static void
+test_insert_many(void)
+{
+	const size_t n = 200000;
+	uint64_t   *h = malloc(n * sizeof(uint64_t));
+	uint64_t   *tmp = malloc(n * sizeof(uint64_t));
+	/* 64 KiB (fits cache) and 4 MiB (reordered) filters */
+	const uint64_t sizes[] = {UINT64_C(1) << 19, UINT64_C(1) << 25};
+
+	for (size_t i = 0; i < n; i++)
+		h[i] = bf_hash_int64(3, (int64_t) i);
+	for (int layout = BF_LAYOUT_CLASSIC; layout <= BF_LAYOUT_BLOCKED; layout++)
+		for (int s = 0; s < 2; s++)
+		{
+			tfilter		a = tf_new(layout, 7, 3, sizes[s]);
+			tfilter		b = tf_new(layout, 7, 3, sizes[s]);
+			tfilter		c = tf_new(layout, 7, 3, sizes[s]);
+
+			for (size_t i = 0; i < n; i++)
+				bf_insert_hash(&a.v, h[i]);
+			bf_insert_many(&b.v, h, n, tmp);
+			bf_insert_many(&c.v, h, n, NULL);
+			check(memcmp(a.v.bits, b.v.bits, sizes[s] / 8) == 0 &&
+				  memcmp(a.v.bits, c.v.bits, sizes[s] / 8) == 0 &&
+				  b.v.added == n && c.v.added == n,
+				  "insert_many: same filter as one by one",
+				  "%s, %" PRIu64 " bits", bf_layout_name(layout), sizes[s]);
+			tf_free(&a);
+			tf_free(&b);
+			tf_free(&c);
+		}
+	free(h);
+	free(tmp);
+}
+
 int
 main(void)
 {
@@ -2437,6 +2476,7 @@ main(void)
 	test_batch_and_popcount();
 	test_golden();
 	test_small_classic();
+	test_insert_many();
 
 	printf("core: %d passed, %d failed\n", n_passed, n_failed);
 	return n_failed > 0 ? 1 : 0;
