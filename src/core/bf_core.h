@@ -330,18 +330,40 @@ bf_block_of(uint8_t *bits, uint64_t nbits, uint64_t h)
 									  (uint32_t) (nbits / BF_BLOCK_BITS)) * BF_BLOCK_BYTES;
 }
 
-static inline void
-bf_blocked_insert(uint8_t *bits, uint64_t nbits, int k, uint64_t h)
+static inline __attribute__((always_inline)) void
+bf_blocked_insert_k(uint8_t *block, uint32_t x, const int k)
 {
-	uint8_t    *block = bf_block_of(bits, nbits, h);
-	uint32_t	x = (uint32_t) h;
-
+#pragma GCC unroll 16
 	for (int i = 0; i < k; i++)
 	{
 		uint32_t	bit = x >> 23;
 
 		block[bit >> 3] |= (uint8_t) (1u << (bit & 7));
 		x *= BF_BLOCK_MULT;
+	}
+}
+
+/* Unrolled for the common k, as the probe below. */
+static inline void
+bf_blocked_insert(uint8_t *bits, uint64_t nbits, int k, uint64_t h)
+{
+	uint8_t    *block = bf_block_of(bits, nbits, h);
+	uint32_t	x = (uint32_t) h;
+
+	switch (k)
+	{
+		case 6:
+			bf_blocked_insert_k(block, x, 6);
+			break;
+		case 7:
+			bf_blocked_insert_k(block, x, 7);
+			break;
+		case 9:
+			bf_blocked_insert_k(block, x, 9);
+			break;
+		default:
+			bf_blocked_insert_k(block, x, k);
+			break;
 	}
 }
 
