@@ -8,18 +8,10 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use BloomCluster;
 
-sub start_node
-{
-	my ($name) = @_;
-	my $node = PostgreSQL::Test::Cluster->new($name);
-	$node->init;
-	$node->append_conf('postgresql.conf',
-		"listen_addresses = '127.0.0.1'\nmax_parallel_workers_per_gather = 0\n");
-	$node->start;
-	$node->safe_psql('postgres', 'CREATE EXTENSION bloomfilter');
-	return $node;
-}
 
 # actual rows of the Foreign Scan on $rel in EXPLAIN (ANALYZE) output
 sub fscan_rows

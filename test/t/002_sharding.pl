@@ -10,18 +10,10 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use BloomCluster;
 
-sub start_node
-{
-	my ($name) = @_;
-	my $node = PostgreSQL::Test::Cluster->new($name);
-	$node->init;
-	$node->append_conf('postgresql.conf',
-		"listen_addresses = '127.0.0.1'\nmax_parallel_workers_per_gather = 0\n");
-	$node->start;
-	$node->safe_psql('postgres', 'CREATE EXTENSION bloomfilter');
-	return $node;
-}
 
 my $coord = start_node('coord');
 my @shards = (start_node('shard0'), start_node('shard1'));
