@@ -56,6 +56,22 @@ CREATE FUNCTION @extschema@.bloom_empty_bits(bits bigint, hashes int,
 	AS 'MODULE_PATHNAME', 'bloomfilter_empty_bits' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 -- ---------------------------------------------------------------------
+-- Planner support (declared here because the probe functions and
+-- operators below name them; the index support is at the end)
+-- ---------------------------------------------------------------------
+
+-- selectivity of probes from the filter's own estimates, and index
+-- conditions for the GiST operator class (STABLE, as PostgreSQL's own
+-- estimators: they read the statistics)
+CREATE FUNCTION @extschema@.bloomfilter_support(internal) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+-- the RESTRICT estimator of the @> and <@ probe operators
+CREATE FUNCTION @extschema@.bloomfilter_contsel(internal, oid, internal, integer)
+	RETURNS float8
+	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+-- ---------------------------------------------------------------------
 -- Adding and probing
 -- ---------------------------------------------------------------------
 
@@ -70,11 +86,13 @@ CREATE FUNCTION @extschema@.bloom_add_all(@extschema@.bloomfilter, anyarray)
 
 CREATE FUNCTION @extschema@.bloom_contains(@extschema@.bloomfilter, anyelement)
 	RETURNS boolean
-	AS 'MODULE_PATHNAME', 'bloomfilter_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bloomfilter_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+	SUPPORT @extschema@.bloomfilter_support;
 
 CREATE FUNCTION @extschema@.bloom_contained_in(anyelement, @extschema@.bloomfilter)
 	RETURNS boolean
-	AS 'MODULE_PATHNAME', 'bloomfilter_contained_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bloomfilter_contained_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+	SUPPORT @extschema@.bloomfilter_support;
 
 -- text overloads: an untyped literal (f + 'abc', f @> 'abc') resolves to
 -- text, as users expect, instead of failing polymorphic resolution
@@ -83,10 +101,12 @@ CREATE FUNCTION @extschema@.bloom_add(@extschema@.bloomfilter, text)
 	AS 'MODULE_PATHNAME', 'bloomfilter_add' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION @extschema@.bloom_contains(@extschema@.bloomfilter, text)
 	RETURNS boolean
-	AS 'MODULE_PATHNAME', 'bloomfilter_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bloomfilter_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+	SUPPORT @extschema@.bloomfilter_support;
 CREATE FUNCTION @extschema@.bloom_contained_in(text, @extschema@.bloomfilter)
 	RETURNS boolean
-	AS 'MODULE_PATHNAME', 'bloomfilter_contained_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bloomfilter_contained_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+	SUPPORT @extschema@.bloomfilter_support;
 
 CREATE OPERATOR @extschema@.+ (
 	LEFTARG = @extschema@.bloomfilter,
@@ -98,16 +118,16 @@ CREATE OPERATOR @extschema@.@> (
 	RIGHTARG = text,
 	FUNCTION = @extschema@.bloom_contains,
 	COMMUTATOR = OPERATOR(@extschema@.<@),
-	RESTRICT = contsel,
-	JOIN = contjoinsel
+	RESTRICT = @extschema@.bloomfilter_contsel,
+	JOIN = pg_catalog.contjoinsel
 );
 CREATE OPERATOR @extschema@.<@ (
 	LEFTARG = text,
 	RIGHTARG = @extschema@.bloomfilter,
 	FUNCTION = @extschema@.bloom_contained_in,
 	COMMUTATOR = OPERATOR(@extschema@.@>),
-	RESTRICT = contsel,
-	JOIN = contjoinsel
+	RESTRICT = @extschema@.bloomfilter_contsel,
+	JOIN = pg_catalog.contjoinsel
 );
 
 CREATE OPERATOR @extschema@.+ (
@@ -121,8 +141,8 @@ CREATE OPERATOR @extschema@.@> (
 	RIGHTARG = anyelement,
 	FUNCTION = @extschema@.bloom_contains,
 	COMMUTATOR = OPERATOR(@extschema@.<@),
-	RESTRICT = contsel,
-	JOIN = contjoinsel
+	RESTRICT = @extschema@.bloomfilter_contsel,
+	JOIN = pg_catalog.contjoinsel
 );
 
 CREATE OPERATOR @extschema@.<@ (
@@ -130,8 +150,8 @@ CREATE OPERATOR @extschema@.<@ (
 	RIGHTARG = @extschema@.bloomfilter,
 	FUNCTION = @extschema@.bloom_contained_in,
 	COMMUTATOR = OPERATOR(@extschema@.@>),
-	RESTRICT = contsel,
-	JOIN = contjoinsel
+	RESTRICT = @extschema@.bloomfilter_contsel,
+	JOIN = pg_catalog.contjoinsel
 );
 
 -- ---------------------------------------------------------------------
@@ -148,11 +168,13 @@ CREATE FUNCTION @extschema@.bloom_intersect(@extschema@.bloomfilter, @extschema@
 
 CREATE FUNCTION @extschema@.bloom_contains_filter(@extschema@.bloomfilter, @extschema@.bloomfilter)
 	RETURNS boolean
-	AS 'MODULE_PATHNAME', 'bloomfilter_contains_filter' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bloomfilter_contains_filter' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+	SUPPORT @extschema@.bloomfilter_support;
 
 CREATE FUNCTION @extschema@.bloom_contained_in_filter(@extschema@.bloomfilter, @extschema@.bloomfilter)
 	RETURNS boolean
-	AS 'MODULE_PATHNAME', 'bloomfilter_contained_in_filter' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bloomfilter_contained_in_filter' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+	SUPPORT @extschema@.bloomfilter_support;
 
 CREATE OPERATOR @extschema@.| (
 	LEFTARG = @extschema@.bloomfilter,
@@ -175,8 +197,8 @@ CREATE OPERATOR @extschema@.@>> (
 	RIGHTARG = @extschema@.bloomfilter,
 	FUNCTION = @extschema@.bloom_contains_filter,
 	COMMUTATOR = OPERATOR(@extschema@.<<@),
-	RESTRICT = contsel,
-	JOIN = contjoinsel
+	RESTRICT = pg_catalog.contsel,
+	JOIN = pg_catalog.contjoinsel
 );
 
 CREATE OPERATOR @extschema@.<<@ (
@@ -184,8 +206,8 @@ CREATE OPERATOR @extschema@.<<@ (
 	RIGHTARG = @extschema@.bloomfilter,
 	FUNCTION = @extschema@.bloom_contained_in_filter,
 	COMMUTATOR = OPERATOR(@extschema@.@>>),
-	RESTRICT = contsel,
-	JOIN = contjoinsel
+	RESTRICT = pg_catalog.contsel,
+	JOIN = pg_catalog.contjoinsel
 );
 
 -- ---------------------------------------------------------------------
@@ -208,8 +230,8 @@ CREATE OPERATOR @extschema@.= (
 	FUNCTION = @extschema@.bloom_eq,
 	COMMUTATOR = OPERATOR(@extschema@.=),
 	NEGATOR = OPERATOR(@extschema@.<>),
-	RESTRICT = eqsel,
-	JOIN = eqjoinsel,
+	RESTRICT = pg_catalog.eqsel,
+	JOIN = pg_catalog.eqjoinsel,
 	HASHES
 );
 
@@ -219,8 +241,8 @@ CREATE OPERATOR @extschema@.<> (
 	FUNCTION = @extschema@.bloom_ne,
 	COMMUTATOR = OPERATOR(@extschema@.<>),
 	NEGATOR = OPERATOR(@extschema@.=),
-	RESTRICT = neqsel,
-	JOIN = neqjoinsel
+	RESTRICT = pg_catalog.neqsel,
+	JOIN = pg_catalog.neqjoinsel
 );
 
 -- lets DISTINCT, GROUP BY and hash joins work on filters
@@ -339,3 +361,93 @@ CREATE AGGREGATE @extschema@.bloom_intersect_agg(@extschema@.bloomfilter) (
 	DESERIALFUNC = @extschema@.bloomfilter_agg_deserialize,
 	PARALLEL = SAFE
 );
+
+-- ---------------------------------------------------------------------
+-- Index support (GiST) and planner support
+-- ---------------------------------------------------------------------
+
+-- A probe key boxed with its type.  A GiST consistent function is not told
+-- the type of its query, so `col @> x` (x of any type) is turned by the
+-- planner support function into the index condition `col @> gbloom_key(x)`.
+CREATE FUNCTION @extschema@.gbloom_key_in(cstring) RETURNS @extschema@.gbloom_key
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.gbloom_key_out(@extschema@.gbloom_key) RETURNS cstring
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE TYPE @extschema@.gbloom_key (
+	INPUT = @extschema@.gbloom_key_in,
+	OUTPUT = @extschema@.gbloom_key_out,
+	INTERNALLENGTH = VARIABLE,
+	ALIGNMENT = double,
+	STORAGE = plain
+);
+
+CREATE FUNCTION @extschema@.gbloom_key(anyelement) RETURNS @extschema@.gbloom_key
+	AS 'MODULE_PATHNAME', 'gbloom_key' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- f @> gbloom_key(x) is bloom_contains(f, x)
+CREATE FUNCTION @extschema@.gbloom_contains(@extschema@.bloomfilter, @extschema@.gbloom_key)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'gbloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE OPERATOR @extschema@.@> (
+	LEFTARG = @extschema@.bloomfilter,
+	RIGHTARG = @extschema@.gbloom_key,
+	FUNCTION = @extschema@.gbloom_contains,
+	RESTRICT = @extschema@.bloomfilter_contsel,
+	JOIN = pg_catalog.contjoinsel
+);
+
+-- The index's key: a signature, or a leaf's filter itself (plain storage:
+-- keys are bounded by siglen and do not compress).
+CREATE FUNCTION @extschema@.gbloomfilter_in(cstring) RETURNS @extschema@.gbloomfilter
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.gbloomfilter_out(@extschema@.gbloomfilter) RETURNS cstring
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE TYPE @extschema@.gbloomfilter (
+	INPUT = @extschema@.gbloomfilter_in,
+	OUTPUT = @extschema@.gbloomfilter_out,
+	INTERNALLENGTH = VARIABLE,
+	ALIGNMENT = double,
+	STORAGE = plain
+);
+
+CREATE FUNCTION @extschema@.gbloom_consistent(internal, @extschema@.bloomfilter, smallint, oid, internal)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.gbloom_union(internal, internal)
+	RETURNS @extschema@.gbloomfilter
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.gbloom_compress(internal)
+	RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.gbloom_decompress(internal)
+	RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.gbloom_penalty(internal, internal, internal)
+	RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.gbloom_picksplit(internal, internal)
+	RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.gbloom_same(@extschema@.gbloomfilter, @extschema@.gbloomfilter, internal)
+	RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.gbloom_options(internal)
+	RETURNS void
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+-- col @> x (through gbloom_key), col @> 'text', col @>> q
+CREATE OPERATOR CLASS @extschema@.bloomfilter_gist_ops
+	DEFAULT FOR TYPE @extschema@.bloomfilter USING gist AS
+	OPERATOR 1 @extschema@.@> (@extschema@.bloomfilter, @extschema@.gbloom_key),
+	OPERATOR 2 @extschema@.@> (@extschema@.bloomfilter, text),
+	OPERATOR 3 @extschema@.@>> (@extschema@.bloomfilter, @extschema@.bloomfilter),
+	FUNCTION 1 @extschema@.gbloom_consistent(internal, @extschema@.bloomfilter, smallint, oid, internal),
+	FUNCTION 2 @extschema@.gbloom_union(internal, internal),
+	FUNCTION 3 @extschema@.gbloom_compress(internal),
+	FUNCTION 4 @extschema@.gbloom_decompress(internal),
+	FUNCTION 5 @extschema@.gbloom_penalty(internal, internal, internal),
+	FUNCTION 6 @extschema@.gbloom_picksplit(internal, internal),
+	FUNCTION 7 @extschema@.gbloom_same(@extschema@.gbloomfilter, @extschema@.gbloomfilter, internal),
+	FUNCTION 10 @extschema@.gbloom_options(internal),
+	STORAGE @extschema@.gbloomfilter;

@@ -1,0 +1,328 @@
+/*
+ * bf_planner.c
+ *		Planner support: selectivity of probes, and index conditions for
+ *		the GiST operator class (bf_gist.c).
+ *
+ * Selectivity.  `x <@ f` (or f @> x, bloom_contains(f, x)) keeps the rows
+ * whose key is one of the filter's keys, plus a false-positive fraction of
+ * the others.  When the planner can see the filter (a Const, or an external
+ * parameter in a custom plan) and has statistics on x:
+ *
+ *		sel = min(1, n_f / ndistinct(x)) * (1 - fpr_f) + fpr_f
+ *
+ * with n_f the filter's estimated cardinality and fpr_f its current
+ * false-positive rate (bloom_cardinality, bloom_fpr), times the fraction of
+ * non-NULL x.  It assumes the filter's keys occur in the column, as they do
+ * when the filter was built from the other side of a join.  An operator
+ * gets its estimate from its RESTRICT function (bloomfilter_contsel), a
+ * function call from its support function (SupportRequestSelectivity);
+ * both use the same code.
+ *
+ * Index conditions.  `col @> x` cannot be an index condition as it is: a
+ * GiST consistent function is not told the type of x.  The support
+ * function (SupportRequestIndexCondition) turns it, and bloom_contains(col,
+ * x) and x <@ col, into `col @> gbloom_key(x)`, which is exact (lossy =
+ * false); a text x uses the `@>`(bloomfilter, text) operator of the class.
+ * bloom_contains_filter(col, q) and bloom_contained_in_filter(q, col)
+ * become `col @>> q`.
+ */
+#include "bloomfilter.h"
+
+#include <math.h>
+
+#include "access/htup_details.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_statistic.h"
+#include "catalog/pg_type_d.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/supportnodes.h"
+#include "optimizer/optimizer.h"
+#include "parser/parse_func.h"
+#include "utils/lsyscache.h"
+#include "utils/selfuncs.h"
+#include "utils/syscache.h"
+
+PG_FUNCTION_INFO_V1(bloomfilter_support);
+PG_FUNCTION_INFO_V1(bloomfilter_contsel);
+
+/*
+ * The estimate when the filter is not known at planning time (a subquery,
+ * a column, a generic plan's parameter).  A probe passes at least the
+ * filters' false-positive rate, 1% by default; more cannot be said.
+ */
+#define BLOOM_DEFAULT_SEL 0.01
+
+/* Is node a call of gbloom_key(x)?  Then x. */
+static Node *
+strip_key_box(Node *node)
+{
+	if (IsA(node, FuncExpr))
+	{
+		FuncExpr   *fe = (FuncExpr *) node;
+		char	   *name = get_func_name(fe->funcid);
+
+		if (name != NULL && strcmp(name, "gbloom_key") == 0 &&
+			list_length(fe->args) == 1)
+			return (Node *) linitial(fe->args);
+	}
+	return node;
+}
+
+/*
+ * Selectivity of "key is in filter", both expressions as the clause has
+ * them.
+ */
+static Selectivity
+probe_selectivity(PlannerInfo *root, Node *filter_expr, Node *key_expr,
+				  int varRelid)
+{
+	Node	   *fnode = estimate_expression_value(root, filter_expr);
+	Const	   *fc;
+	struct varlena *f;
+	bf_view		v;
+	double		card,
+				fpr,
+				nd,
+				nullfrac = 0.0;
+	bool		isdefault;
+	VariableStatData vardata;
+	Selectivity sel;
+
+	if (!IsA(fnode, Const) || exprType(fnode) != exprType(filter_expr))
+		return BLOOM_DEFAULT_SEL;
+	fc = (Const *) fnode;
+	if (fc->constisnull)
+		return 0.0;				/* a NULL filter selects nothing */
+
+	f = PG_DETOAST_DATUM_PACKED(fc->constvalue);
+	bloomfilter_view(f, &v);
+	card = bf_est_cardinality(&v);
+	fpr = bf_est_fpr(&v);
+
+	examine_variable(root, strip_key_box(key_expr), varRelid, &vardata);
+	nd = get_variable_numdistinct(&vardata, &isdefault);
+	if (HeapTupleIsValid(vardata.statsTuple))
+		nullfrac = ((Form_pg_statistic) GETSTRUCT(vardata.statsTuple))->stanullfrac;
+	else if (isdefault && vardata.rel != NULL && vardata.rel->tuples > nd)
+	{
+		/*
+		 * No statistics: PostgreSQL's default of 200 distinct values would
+		 * make any filter of a few hundred keys select the whole table.
+		 * Assume one row per key instead (a key column, unanalyzed).
+		 */
+		nd = vardata.rel->tuples;
+	}
+	ReleaseVariableStats(vardata);
+
+	if (nd < 1.0)
+		nd = 1.0;
+	sel = Min(1.0, card / nd) * (1.0 - fpr) + fpr;
+	sel *= 1.0 - nullfrac;
+	CLAMP_PROBABILITY(sel);
+	return sel;
+}
+
+/*
+ * bloomfilter_contsel(root, operator, args, varRelid): the RESTRICT
+ * function of `@>` (filter on the left) and `<@` (filter on the right).
+ */
+Datum
+bloomfilter_contsel(PG_FUNCTION_ARGS)
+{
+	PlannerInfo *root = (PlannerInfo *) PG_GETARG_POINTER(0);
+	Oid			oper = PG_GETARG_OID(1);
+	List	   *args = (List *) PG_GETARG_POINTER(2);
+	int			varRelid = PG_GETARG_INT32(3);
+	char	   *name = get_opname(oper);
+	Node	   *left,
+			   *right;
+
+	if (list_length(args) != 2 || name == NULL)
+		PG_RETURN_FLOAT8(BLOOM_DEFAULT_SEL);
+	left = (Node *) linitial(args);
+	right = (Node *) lsecond(args);
+	if (strcmp(name, "@>") == 0)
+		PG_RETURN_FLOAT8(probe_selectivity(root, left, right, varRelid));
+	if (strcmp(name, "<@") == 0)
+		PG_RETURN_FLOAT8(probe_selectivity(root, right, left, varRelid));
+	PG_RETURN_FLOAT8(BLOOM_DEFAULT_SEL);
+}
+
+/* Which function a support request is about, and where its filter is. */
+typedef enum BloomFuncKind
+{
+	BFK_OTHER,
+	BFK_PROBE,					/* key in filter */
+	BFK_SUPERSET				/* filter superset of filter */
+} BloomFuncKind;
+
+static BloomFuncKind
+classify(Oid funcid, int *filterarg)
+{
+	char	   *name = get_func_name(funcid);
+
+	if (name == NULL)
+		return BFK_OTHER;
+	if (strcmp(name, "bloom_contains") == 0)
+	{
+		*filterarg = 0;
+		return BFK_PROBE;
+	}
+	if (strcmp(name, "bloom_contained_in") == 0)
+	{
+		*filterarg = 1;
+		return BFK_PROBE;
+	}
+	/* bloom_contains_filter(f, g): f ⊇ g; bloom_contained_in_filter(g, f) */
+	if (strcmp(name, "bloom_contains_filter") == 0)
+	{
+		*filterarg = 0;
+		return BFK_SUPERSET;
+	}
+	if (strcmp(name, "bloom_contained_in_filter") == 0)
+	{
+		*filterarg = 1;
+		return BFK_SUPERSET;
+	}
+	return BFK_OTHER;
+}
+
+/* An operator of the extension's schema, or InvalidOid. */
+static Oid
+lookup_operator(const char *nspname, const char *opname, Oid left, Oid right)
+{
+	List	   *names = list_make2(makeString(pstrdup(nspname)),
+								   makeString(pstrdup(opname)));
+
+	return OpernameGetOprid(names, left, right);
+}
+
+/*
+ * The index condition for a probe or superset call whose filter argument
+ * is the index column, or NIL.
+ */
+static List *
+index_condition(SupportRequestIndexCondition *req)
+{
+	List	   *args;
+	Oid			inputcollid;
+	int			filterarg = 0;
+	BloomFuncKind kind = classify(req->funcid, &filterarg);
+	Node	   *col,
+			   *other;
+	Oid			nsp,
+				bftype,
+				opno;
+	char	   *nspname;
+	Expr	   *cond;
+
+	if (kind == BFK_OTHER || req->indexarg != filterarg)
+		return NIL;
+	if (IsA(req->node, FuncExpr))
+	{
+		args = ((FuncExpr *) req->node)->args;
+		inputcollid = ((FuncExpr *) req->node)->inputcollid;
+	}
+	else if (IsA(req->node, OpExpr))
+	{
+		args = ((OpExpr *) req->node)->args;
+		inputcollid = ((OpExpr *) req->node)->inputcollid;
+	}
+	else
+		return NIL;
+	if (list_length(args) != 2)
+		return NIL;
+	col = (Node *) list_nth(args, filterarg);
+	other = (Node *) list_nth(args, 1 - filterarg);
+	if (!is_pseudo_constant_for_index(req->root, other, req->index))
+		return NIL;
+
+	/* the operators live beside the function */
+	nsp = get_func_namespace(req->funcid);
+	nspname = get_namespace_name(nsp);
+	bftype = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
+							 CStringGetDatum("bloomfilter"), ObjectIdGetDatum(nsp));
+	if (!OidIsValid(bftype) || nspname == NULL)
+		return NIL;
+
+	if (kind == BFK_SUPERSET)
+	{
+		opno = lookup_operator(nspname, "@>>", bftype, bftype);
+		if (!OidIsValid(opno) || !op_in_opfamily(opno, req->opfamily))
+			return NIL;
+		cond = make_opclause(opno, BOOLOID, false, (Expr *) col, (Expr *) other,
+							 InvalidOid, InvalidOid);
+	}
+	else if (exprType(other) == TEXTOID)
+	{
+		opno = lookup_operator(nspname, "@>", bftype, TEXTOID);
+		if (!OidIsValid(opno) || !op_in_opfamily(opno, req->opfamily))
+			return NIL;
+		cond = make_opclause(opno, BOOLOID, false, (Expr *) col, (Expr *) other,
+							 InvalidOid, inputcollid);
+	}
+	else
+	{
+		Oid			keytype = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
+											  CStringGetDatum("gbloom_key"),
+											  ObjectIdGetDatum(nsp));
+		Oid			argtypes[1] = {ANYELEMENTOID};
+		Oid			boxfn;
+		Expr	   *box;
+
+		if (!OidIsValid(keytype))
+			return NIL;
+		opno = lookup_operator(nspname, "@>", bftype, keytype);
+		if (!OidIsValid(opno) || !op_in_opfamily(opno, req->opfamily))
+			return NIL;
+		boxfn = LookupFuncName(list_make2(makeString(nspname), makeString("gbloom_key")),
+							   1, argtypes, true);
+		if (!OidIsValid(boxfn))
+			return NIL;
+		box = (Expr *) makeFuncExpr(boxfn, keytype, list_make1(other),
+									InvalidOid, exprCollation(other),
+									COERCE_EXPLICIT_CALL);
+		cond = make_opclause(opno, BOOLOID, false, (Expr *) col, box,
+							 InvalidOid, InvalidOid);
+	}
+
+	/* the condition is the call itself: exact, no need to keep the call */
+	req->lossy = false;
+	return list_make1(cond);
+}
+
+/*
+ * bloomfilter_support(internal): the prosupport of bloom_contains,
+ * bloom_contained_in, bloom_contains_filter and bloom_contained_in_filter.
+ */
+Datum
+bloomfilter_support(PG_FUNCTION_ARGS)
+{
+	Node	   *rawreq = (Node *) PG_GETARG_POINTER(0);
+
+	if (IsA(rawreq, SupportRequestSelectivity))
+	{
+		SupportRequestSelectivity *req = (SupportRequestSelectivity *) rawreq;
+		int			filterarg = 0;
+
+		if (req->is_join || list_length(req->args) != 2 ||
+			classify(req->funcid, &filterarg) != BFK_PROBE)
+			PG_RETURN_POINTER(NULL);
+		req->selectivity = probe_selectivity(req->root,
+											 (Node *) list_nth(req->args, filterarg),
+											 (Node *) list_nth(req->args, 1 - filterarg),
+											 req->varRelid);
+		PG_RETURN_POINTER(req);
+	}
+
+	if (IsA(rawreq, SupportRequestIndexCondition))
+	{
+		SupportRequestIndexCondition *req = (SupportRequestIndexCondition *) rawreq;
+		List	   *conds = index_condition(req);
+
+		PG_RETURN_POINTER(conds);
+	}
+
+	PG_RETURN_POINTER(NULL);
+}
