@@ -9,11 +9,12 @@
 #   make installcheck-valgrind                      # the whole REGRESS list
 #   make installcheck-valgrind REGRESS="bloom_io"   # a subset
 #   bash test/valgrind.sh [test ...]                # same, called directly
+#   bash test/valgrind.sh --scan DIR                # rescan a kept run's logs
 #
 # Environment (all optional):
 #   REGRESS            tests to run (default: REGRESS from the Makefile)
 #   VG_TRACK_ORIGINS   yes|no   --track-origins (default no: yes makes the
-#                      run about half again slower, but an "uninitialised
+#                      run up to 2-3 times slower, but an "uninitialised
 #                      value" report then says where the value came from;
 #                      use it to rerun the test that reported one)
 #   VG_START_TIMEOUT   seconds to wait for the server to accept connections
@@ -21,10 +22,12 @@
 #   VG_KEEP            1: keep the temp dir (logs, results) even when clean
 #   VG_EXTRA_OPTS      more valgrind options
 #   VG_SUPPRESSIONS    suppressions file (default test/valgrind.supp)
+#   VG_SERVER_CONF     more postgresql.conf lines, e.g. 'wal_buffers = 64kB'
 #   VG_ERROR_EXITCODE  exit code of a process with errors (default 1; see below)
 #
 # Exit status: 0 clean; 1 valgrind errors; 2 no valgrind errors, but
-# pg_regress failed (output diffs, printed); 3 setup failure.
+# pg_regress failed (output diffs, printed); 3 setup failure.  (Through
+# make, any failure exits 2; make's "Error N" line gives the script's code.)
 #
 # What memcheck can and cannot see here.  Debian's PostgreSQL is not built
 # with USE_VALGRIND, so the memory-context allocator (palloc) is opaque to
@@ -39,7 +42,9 @@
 # from never-written memory (uninitialised bytes reaching a conditional jump,
 # a syscall such as write(), or a pointer: a fresh context block is
 # undefined, a recycled chunk is not), invalid free()s, overlapping memcpy,
-# and errors in memory malloc'd outside palloc (libc's own, say).
+# and errors in memory malloc'd outside palloc (libc's own, say).  Shared
+# memory (shared buffers, WAL buffers) is tracked per process: a process
+# sees the definedness of only what it wrote there itself.
 # Leaks are not checked (--leak-check=no): memory contexts are freed
 # wholesale, and process exit takes the rest.
 set -uo pipefail
@@ -58,16 +63,6 @@ pgxs=$("$PG_CONFIG" --pgxs)
 pg_regress="$(dirname "$pgxs")/../test/regress/pg_regress"
 
 die() { echo "valgrind.sh: $*" >&2; exit 3; }
-
-[ "$(id -u)" = 0 ] || die "run as root (the server runs as user postgres)"
-id postgres >/dev/null 2>&1 || die "user postgres does not exist"
-command -v valgrind >/dev/null || die "valgrind is not installed (apt-get install valgrind)"
-[ -x "$bindir/postgres" ] || die "no postgres in $bindir"
-[ -x "$pg_regress" ] || die "no pg_regress at $pg_regress (apt-get install postgresql-server-dev-15)"
-[ -f "$pkglibdir/bloomfilter.so" ] || die "bloomfilter is not installed: make && make install"
-if [ -f bloomfilter.so ] && ! cmp -s bloomfilter.so "$pkglibdir/bloomfilter.so"; then
-	echo "valgrind.sh: warning: $pkglibdir/bloomfilter.so differs from ./bloomfilter.so; testing the installed one (make install?)" >&2
-fi
 
 # ---- scan the valgrind logs ----
 # Every error is between VALGRINDERROR-BEGIN and -END (with the suppression
@@ -151,6 +146,16 @@ if [ "${1:-}" = --scan ]; then
 	exit $?
 fi
 
+[ "$(id -u)" = 0 ] || die "run as root (the server runs as user postgres)"
+id postgres >/dev/null 2>&1 || die "user postgres does not exist"
+command -v valgrind >/dev/null || die "valgrind is not installed (apt-get install valgrind)"
+[ -x "$bindir/postgres" ] || die "no postgres in $bindir"
+[ -x "$pg_regress" ] || die "no pg_regress at $pg_regress (apt-get install postgresql-server-dev-15)"
+[ -f "$pkglibdir/bloomfilter.so" ] || die "bloomfilter is not installed: make && make install"
+if [ -f bloomfilter.so ] && ! cmp -s bloomfilter.so "$pkglibdir/bloomfilter.so"; then
+	echo "valgrind.sh: warning: $pkglibdir/bloomfilter.so differs from ./bloomfilter.so; testing the installed one (make install?)" >&2
+fi
+
 # The tests: arguments, else $REGRESS, else the Makefile's REGRESS.
 if [ $# -gt 0 ]; then
 	tests="$*"
@@ -231,6 +236,7 @@ fsync = off
 huge_pages = off
 logging_collector = off
 log_line_prefix = '%m [%p] '
+${VG_SERVER_CONF:-}
 EOF
 
 vg_opts=(
