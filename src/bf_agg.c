@@ -103,12 +103,6 @@ agg_context(FunctionCallInfo fcinfo, const char *fname)
 	return aggctx;
 }
 
-static uint64
-add_saturating(uint64 a, uint64 b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
 static BloomAggState *
 state_new(MemoryContext aggctx)
 {
@@ -338,19 +332,7 @@ bloomfilter_agg_trans(PG_FUNCTION_ARGS)
 					 errmsg("bloom_agg capacity and false-positive rate must not be null")));
 		capacity = PG_GETARG_INT64(2);
 		fpr = PG_GETARG_FLOAT8(3);
-		if (capacity <= 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("bloomfilter capacity must be positive, not " INT64_FORMAT, capacity)));
-		if (!(fpr > 0.0 && fpr < 1.0))
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("bloomfilter false-positive rate must be between 0 and 1 (exclusive), not %g", fpr)));
-		if (!bf_size_for(BF_LAYOUT_BLOCKED, (double) capacity, fpr, &nbits, &hashes))
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("a bloomfilter for " INT64_FORMAT " keys at rate %g would exceed the largest bloomfilter",
-							capacity, fpr)));
+		bloom_size_for(BF_LAYOUT_BLOCKED, capacity, fpr, &nbits, &hashes);
 		st = state_new(aggctx);
 		state_set_filter(aggctx, st, BF_LAYOUT_BLOCKED, hashes, 0, nbits);
 	}
@@ -396,7 +378,7 @@ bloomfilter_auto_agg_trans(PG_FUNCTION_ARGS)
 			st->family = c->key.family;
 			st->type_tag = c->key.type_tag;
 		}
-		st->added = add_saturating(st->added, 1);
+		st->added = bloom_add_saturating(st->added, 1);
 		/*
 		 * No sketch is kept while buffering: it is built from the buffer
 		 * when needed, which costs less than updating it row by row.
@@ -504,15 +486,7 @@ state_merge(MemoryContext aggctx, BloomAggState *st, bf_view *g, bool is_union)
 	state_flush(st);
 	c = bf_compatible(&st->view, g, &nbits);
 	if (c != BF_COMPAT_OK)
-		ereport(ERROR,
-				(errcode(c == BF_COMPAT_FAMILY ? ERRCODE_DATATYPE_MISMATCH : ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("cannot %s bloomfilters: %s", is_union ? "union" : "intersect",
-						bf_compat_message(c)),
-				 errdetail("One is %s with " UINT64_FORMAT " bits, %d hashes, seed " INT64_FORMAT " and key family \"%s\"; the other is %s with " UINT64_FORMAT " bits, %d hashes, seed " INT64_FORMAT " and key family \"%s\".",
-						   bf_layout_name(st->view.layout), st->view.nbits, st->view.hashes, (int64) st->view.seed,
-						   bloom_family_display(st->view.family, st->view.type_tag),
-						   bf_layout_name(g->layout), g->nbits, g->hashes, (int64) g->seed,
-						   bloom_family_display(g->family, g->type_tag))));
+		bloom_report_incompatible(c, is_union ? "union" : "intersect", &st->view, g);
 
 	if (is_union && st->view.nbits != g->nbits)
 	{
@@ -544,7 +518,7 @@ state_merge(MemoryContext aggctx, BloomAggState *st, bf_view *g, bool is_union)
 	if (is_union)
 	{
 		bf_or(&st->view, &gv);
-		st->view.added = add_saturating(st->view.added, g->added);
+		st->view.added = bloom_add_saturating(st->view.added, g->added);
 	}
 	else
 	{
@@ -628,7 +602,7 @@ auto_combine(MemoryContext aggctx, BloomAggState *s1, BloomAggState *s2)
 		{
 			memcpy(s1->keys + s1->nkeys, s2->keys, (Size) s2->nkeys * sizeof(uint64));
 			s1->nkeys += s2->nkeys;
-			s1->added = add_saturating(s1->added, s2->added);
+			s1->added = bloom_add_saturating(s1->added, s2->added);
 			return;
 		}
 		/* s1 became a filter: fall through and add s2's hashes to it */
@@ -647,7 +621,7 @@ auto_combine(MemoryContext aggctx, BloomAggState *s1, BloomAggState *s2)
 			for (uint32 j = 0; j < s2->nkeys; j++)
 				bf_hll_add(s1->hll, s2->keys[j]);
 		/* count rows, not the hashes just inserted */
-		s1->view.added = add_saturating(added, s2->added);
+		s1->view.added = bloom_add_saturating(added, s2->added);
 		if (s1->view.family == BF_FAMILY_NONE)
 		{
 			s1->view.family = s2->family;

@@ -40,8 +40,8 @@ PG_FUNCTION_INFO_V1(bloomfilter_expected_fpr);
 
 /* ---- argument checks shared by the constructors and sizing functions ---- */
 
-static void
-check_capacity(int64 capacity)
+void
+bloom_check_capacity(int64 capacity)
 {
 	if (capacity <= 0)
 		ereport(ERROR,
@@ -49,13 +49,29 @@ check_capacity(int64 capacity)
 				 errmsg("bloomfilter capacity must be positive, not " INT64_FORMAT, capacity)));
 }
 
-static void
-check_fpr(double fpr)
+void
+bloom_check_fpr(double fpr)
 {
 	if (!(fpr > 0.0 && fpr < 1.0))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("bloomfilter false-positive rate must be between 0 and 1 (exclusive), not %g", fpr)));
+}
+
+/*
+ * The geometry of the smallest filter of the layout that holds capacity
+ * keys at rate fpr, with the arguments checked: ERROR if none fits.
+ */
+void
+bloom_size_for(int layout, int64 capacity, double fpr, uint64 *nbits, int *hashes)
+{
+	bloom_check_capacity(capacity);
+	bloom_check_fpr(fpr);
+	if (!bf_size_for(layout, (double) capacity, fpr, nbits, hashes))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("a bloomfilter for " INT64_FORMAT " keys at rate %g would exceed the largest bloomfilter",
+						capacity, fpr)));
 }
 
 static int
@@ -95,13 +111,7 @@ bloomfilter_empty(PG_FUNCTION_ARGS)
 	uint64		nbits;
 	int			hashes;
 
-	check_capacity(capacity);
-	check_fpr(fpr);
-	if (!bf_size_for(layout, (double) capacity, fpr, &nbits, &hashes))
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("a bloomfilter for " INT64_FORMAT " keys at rate %g would exceed the largest bloomfilter",
-						capacity, fpr)));
+	bloom_size_for(layout, capacity, fpr, &nbits, &hashes);
 	PG_RETURN_POINTER(make_empty(layout, hashes, (uint64) seed, nbits));
 }
 
@@ -419,9 +429,9 @@ bloomfilter_contained_in(PG_FUNCTION_ARGS)
 
 /* ---- combining ---- */
 
-static void
-report_incompatible(bf_compat c, const char *what, const bf_view *a,
-					const bf_view *b)
+void
+bloom_report_incompatible(bf_compat c, const char *what, const bf_view *a,
+						  const bf_view *b)
 {
 	ereport(ERROR,
 			(errcode(c == BF_COMPAT_FAMILY ? ERRCODE_DATATYPE_MISMATCH : ERRCODE_INVALID_PARAMETER_VALUE),
@@ -446,7 +456,7 @@ common_geometry(const char *what, bf_view *a, bf_view *b, bf_view *rv,
 	struct varlena *r;
 
 	if (c != BF_COMPAT_OK)
-		report_incompatible(c, what, a, b);
+		bloom_report_incompatible(c, what, a, b);
 	r = make_empty(a->layout, a->hashes, a->seed, nbits);
 	bf_view_of((uint8 *) VARDATA(r), rv);
 	bf_fold_or(rv, a);
@@ -461,12 +471,6 @@ common_geometry(const char *what, bf_view *a, bf_view *b, bf_view *rv,
 	}
 	bf_merge_family(rv, a, b);
 	return r;
-}
-
-static uint64
-add_saturating(uint64 a, uint64 b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
 /*
@@ -501,7 +505,7 @@ bloomfilter_union(PG_FUNCTION_ARGS)
 	bloomfilter_getarg(fcinfo, 1, &b);
 	res = common_geometry("union", &a, &b, &r, &bf);
 	bf_or(&r, &bf);
-	r.added = add_saturating(a.added, b.added);
+	r.added = bloom_add_saturating(a.added, b.added);
 	bf_store_header((uint8 *) VARDATA(res), &r);
 	if (a.nbits != b.nbits)
 		bloom_warn_folded_rate(&r, Max(a.nbits, b.nbits), Max(bf_est_fpr(&a), bf_est_fpr(&b)));
@@ -718,8 +722,8 @@ bloomfilter_optimal_bits(PG_FUNCTION_ARGS)
 	double		fpr = PG_GETARG_FLOAT8(1);
 	double		m;
 
-	check_capacity(capacity);
-	check_fpr(fpr);
+	bloom_check_capacity(capacity);
+	bloom_check_fpr(fpr);
 	m = bf_optimal_bits((double) capacity, fpr);
 	if (m >= (double) PG_INT64_MAX)
 		ereport(ERROR,
@@ -738,7 +742,7 @@ bloomfilter_optimal_hashes(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("bloomfilter size must be positive, not " INT64_FORMAT " bits", bits)));
-	check_capacity(capacity);
+	bloom_check_capacity(capacity);
 	PG_RETURN_INT32(bf_optimal_hashes((double) bits, (double) capacity));
 }
 

@@ -58,6 +58,18 @@ extern struct varlena *bloomfilter_getarg(FunctionCallInfo fcinfo, int n,
 
 /* ---- bf_ops.c ---- */
 
+/* ERRORs for arguments out of range, shared by constructors and aggregates */
+extern void bloom_check_capacity(int64 capacity);
+extern void bloom_check_fpr(double fpr);
+
+/* bf_size_for with its arguments checked; ERROR if no filter fits. */
+extern void bloom_size_for(int layout, int64 capacity, double fpr,
+						   uint64 *nbits, int *hashes);
+
+/* ERROR saying why filters a and b cannot be combined (what: "union" ...). */
+extern void bloom_report_incompatible(bf_compat c, const char *what,
+									  const bf_view *a, const bf_view *b) pg_attribute_noreturn();
+
 /* WARNING if folding for a union pushed the rate far past its inputs'. */
 extern void bloom_warn_folded_rate(const bf_view *r, uint64 larger_bits,
 								   double input_fpr);
@@ -132,6 +144,13 @@ bloom_hash_fast(const BloomKeyType *kt, Datum value, uint64 seed)
 		default:
 			return bloom_hash_value(kt, value, seed);
 	}
+}
+
+/* Add counts of a filter's adds, stopping at the largest count. */
+static inline uint64
+bloom_add_saturating(uint64 a, uint64 b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
 #endif							/* BLOOMFILTER_H */
