@@ -58,9 +58,11 @@ FROM (VALUES (plan_rows(format('SELECT * FROM events WHERE id <@ %L::bloomfilter
 SELECT plan_rows(format('SELECT * FROM events WHERE customer <@ %L::bloomfilter', :'customers')) BETWEEN 100000 AND 115000 AS a_tenth;
 
 -- the same 1,000 values, but half of the rows NULL: a NULL never
--- matches, so half the estimate
-SELECT round((plan_rows(format('SELECT * FROM events WHERE referrer <@ %L::bloomfilter', :'customers'))
-	/ plan_rows(format('SELECT * FROM events WHERE customer <@ %L::bloomfilter', :'customers')))::numeric, 2) AS with_half_nulls;
+-- matches, so half the estimate (ANALYZE samples rows at random, so the
+-- null fraction it sees, and the ratio, varies by a percent or two)
+SELECT (plan_rows(format('SELECT * FROM events WHERE referrer <@ %L::bloomfilter', :'customers'))
+	/ plan_rows(format('SELECT * FROM events WHERE customer <@ %L::bloomfilter', :'customers')))
+	BETWEEN 0.47 AND 0.53 AS with_half_nulls;
 
 -- A filter the planner cannot see gets the default of 1% (a probe passes
 -- at least at the filters' rate): a subquery, a generic plan's parameter.
