@@ -164,7 +164,9 @@ static uint8 *
 sealed_copy(struct varlena *f, size_t *len)
 {
 	uint8	   *buf;
+	bf_view		v;
 
+	bloomfilter_view(f, &v);	/* a damaged datum is an ERROR, not a wild seal */
 	*len = VARSIZE_ANY_EXHDR(f);
 	buf = palloc(*len);
 	memcpy(buf, VARDATA_ANY(f), *len);
@@ -261,6 +263,9 @@ bloomfilter_send(PG_FUNCTION_ARGS)
 	size_t		len = VARSIZE_ANY_EXHDR(f);
 	uint8		header[BF_HEADER_SIZE];
 	StringInfoData buf;
+	bf_view		v;
+
+	bloomfilter_view(f, &v);
 
 	/* seal a copy of the header only: the bit array goes out as it is */
 	memcpy(header, data, BF_HEADER_SIZE);
@@ -277,8 +282,11 @@ bloomfilter_to_bytea(PG_FUNCTION_ARGS)
 {
 	struct varlena *f = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
 	size_t		len = VARSIZE_ANY_EXHDR(f);
-	bytea	   *out = (bytea *) palloc(VARHDRSZ + len);
+	bytea	   *out;
+	bf_view		v;
 
+	bloomfilter_view(f, &v);
+	out = (bytea *) palloc(VARHDRSZ + len);
 	SET_VARSIZE(out, VARHDRSZ + len);
 	memcpy(VARDATA(out), VARDATA_ANY(f), len);
 	bf_seal((uint8 *) VARDATA(out), len);
