@@ -451,3 +451,191 @@ CREATE OPERATOR CLASS @extschema@.bloomfilter_gist_ops
 	FUNCTION 7 @extschema@.gbloom_same(@extschema@.gbloomfilter, @extschema@.gbloomfilter, internal),
 	FUNCTION 10 @extschema@.gbloom_options(internal),
 	STORAGE @extschema@.gbloomfilter;
+
+-- =====================================================================
+-- Counting Bloom filters (countingbloom): keys can be removed
+-- =====================================================================
+
+CREATE TYPE @extschema@.countingbloom;
+
+CREATE FUNCTION @extschema@.countingbloom_in(cstring) RETURNS @extschema@.countingbloom
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.countingbloom_out(@extschema@.countingbloom) RETURNS cstring
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.countingbloom_recv(internal) RETURNS @extschema@.countingbloom
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.countingbloom_send(@extschema@.countingbloom) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE TYPE @extschema@.countingbloom (
+	INPUT = @extschema@.countingbloom_in,
+	OUTPUT = @extschema@.countingbloom_out,
+	RECEIVE = @extschema@.countingbloom_recv,
+	SEND = @extschema@.countingbloom_send,
+	INTERNALLENGTH = VARIABLE,
+	ALIGNMENT = int4,
+	STORAGE = extended
+);
+
+COMMENT ON TYPE @extschema@.countingbloom IS 'Counting Bloom filter: a Bloom filter with small saturating counters, so keys can be removed';
+
+CREATE FUNCTION @extschema@.countingbloom_to_bytea(@extschema@.countingbloom) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.countingbloom_from_bytea(bytea) RETURNS @extschema@.countingbloom
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE CAST (@extschema@.countingbloom AS bytea)
+	WITH FUNCTION @extschema@.countingbloom_to_bytea(@extschema@.countingbloom);
+CREATE CAST (bytea AS @extschema@.countingbloom)
+	WITH FUNCTION @extschema@.countingbloom_from_bytea(bytea);
+
+-- the bloomfilter that answers as the counting filter does (counter > 0
+-- is a set bit): ship it, index it, probe it like any bloomfilter
+CREATE FUNCTION @extschema@.cbloom_to_bloom(@extschema@.countingbloom)
+	RETURNS @extschema@.bloomfilter
+	AS 'MODULE_PATHNAME', 'countingbloom_to_bloom' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE CAST (@extschema@.countingbloom AS @extschema@.bloomfilter)
+	WITH FUNCTION @extschema@.cbloom_to_bloom(@extschema@.countingbloom);
+
+-- the geometry bloom_empty gives for the same arguments, with a counter of
+-- counter_bits bits (4 or 8) for each bit
+CREATE FUNCTION @extschema@.cbloom_empty(capacity bigint, fpr float8 DEFAULT 0.01,
+		layout text DEFAULT 'blocked', seed bigint DEFAULT 0, counter_bits int DEFAULT 4)
+	RETURNS @extschema@.countingbloom
+	AS 'MODULE_PATHNAME', 'countingbloom_empty' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION @extschema@.cbloom_empty_counters(counters bigint, hashes int,
+		layout text DEFAULT 'classic', seed bigint DEFAULT 0, counter_bits int DEFAULT 4)
+	RETURNS @extschema@.countingbloom
+	AS 'MODULE_PATHNAME', 'countingbloom_empty_counters' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- not STRICT: a NULL element leaves the filter as it is
+CREATE FUNCTION @extschema@.cbloom_add(@extschema@.countingbloom, anyelement)
+	RETURNS @extschema@.countingbloom
+	AS 'MODULE_PATHNAME', 'countingbloom_add' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.cbloom_remove(@extschema@.countingbloom, anyelement)
+	RETURNS @extschema@.countingbloom
+	AS 'MODULE_PATHNAME', 'countingbloom_remove' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.cbloom_contains(@extschema@.countingbloom, anyelement)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'countingbloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.cbloom_contained_in(anyelement, @extschema@.countingbloom)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'countingbloom_contained_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.cbloom_count(@extschema@.countingbloom, anyelement)
+	RETURNS integer
+	AS 'MODULE_PATHNAME', 'countingbloom_count' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- text overloads, so that an untyped literal resolves to text
+CREATE FUNCTION @extschema@.cbloom_add(@extschema@.countingbloom, text)
+	RETURNS @extschema@.countingbloom
+	AS 'MODULE_PATHNAME', 'countingbloom_add' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.cbloom_remove(@extschema@.countingbloom, text)
+	RETURNS @extschema@.countingbloom
+	AS 'MODULE_PATHNAME', 'countingbloom_remove' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.cbloom_contains(@extschema@.countingbloom, text)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'countingbloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.cbloom_contained_in(text, @extschema@.countingbloom)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'countingbloom_contained_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.cbloom_count(@extschema@.countingbloom, text)
+	RETURNS integer
+	AS 'MODULE_PATHNAME', 'countingbloom_count' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE OPERATOR @extschema@.+ (
+	LEFTARG = @extschema@.countingbloom, RIGHTARG = text,
+	FUNCTION = @extschema@.cbloom_add
+);
+CREATE OPERATOR @extschema@.- (
+	LEFTARG = @extschema@.countingbloom, RIGHTARG = text,
+	FUNCTION = @extschema@.cbloom_remove
+);
+CREATE OPERATOR @extschema@.@> (
+	LEFTARG = @extschema@.countingbloom, RIGHTARG = text,
+	FUNCTION = @extschema@.cbloom_contains,
+	COMMUTATOR = OPERATOR(@extschema@.<@),
+	RESTRICT = pg_catalog.contsel, JOIN = pg_catalog.contjoinsel
+);
+CREATE OPERATOR @extschema@.<@ (
+	LEFTARG = text, RIGHTARG = @extschema@.countingbloom,
+	FUNCTION = @extschema@.cbloom_contained_in,
+	COMMUTATOR = OPERATOR(@extschema@.@>),
+	RESTRICT = pg_catalog.contsel, JOIN = pg_catalog.contjoinsel
+);
+CREATE OPERATOR @extschema@.+ (
+	LEFTARG = @extschema@.countingbloom, RIGHTARG = anyelement,
+	FUNCTION = @extschema@.cbloom_add
+);
+CREATE OPERATOR @extschema@.- (
+	LEFTARG = @extschema@.countingbloom, RIGHTARG = anyelement,
+	FUNCTION = @extschema@.cbloom_remove
+);
+CREATE OPERATOR @extschema@.@> (
+	LEFTARG = @extschema@.countingbloom, RIGHTARG = anyelement,
+	FUNCTION = @extschema@.cbloom_contains,
+	COMMUTATOR = OPERATOR(@extschema@.<@),
+	RESTRICT = pg_catalog.contsel, JOIN = pg_catalog.contjoinsel
+);
+CREATE OPERATOR @extschema@.<@ (
+	LEFTARG = anyelement, RIGHTARG = @extschema@.countingbloom,
+	FUNCTION = @extschema@.cbloom_contained_in,
+	COMMUTATOR = OPERATOR(@extschema@.@>),
+	RESTRICT = pg_catalog.contsel, JOIN = pg_catalog.contjoinsel
+);
+
+-- union: counters summed, saturating; sizes m * 2^j fold to m
+CREATE FUNCTION @extschema@.cbloom_union(@extschema@.countingbloom, @extschema@.countingbloom)
+	RETURNS @extschema@.countingbloom
+	AS 'MODULE_PATHNAME', 'countingbloom_union' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.| (
+	LEFTARG = @extschema@.countingbloom, RIGHTARG = @extschema@.countingbloom,
+	FUNCTION = @extschema@.cbloom_union,
+	COMMUTATOR = OPERATOR(@extschema@.|)
+);
+
+CREATE FUNCTION @extschema@.cbloom_info(@extschema@.countingbloom,
+		OUT layout text, OUT counters bigint, OUT hashes integer, OUT counter_bits integer,
+		OUT bytes bigint, OUT seed bigint, OUT key_family text, OUT items bigint,
+		OUT nonzero_counters bigint, OUT saturated_counters bigint, OUT est_fpr float8,
+		OUT format_version integer)
+	RETURNS record
+	AS 'MODULE_PATHNAME', 'countingbloom_info' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION @extschema@.countingbloom_agg_trans(internal, anyelement, bigint, float8)
+	RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.countingbloom_agg_trans(internal, anyelement, bigint, float8, integer)
+	RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.countingbloom_agg_final(internal)
+	RETURNS @extschema@.countingbloom
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.countingbloom_agg_combine(internal, internal)
+	RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.countingbloom_agg_serialize(internal)
+	RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.countingbloom_agg_deserialize(bytea, internal)
+	RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- explicitly sized, blocked, seed 0, as bloom_agg(x, capacity, fpr)
+CREATE AGGREGATE @extschema@.cbloom_agg(anyelement, capacity bigint, fpr float8) (
+	SFUNC = @extschema@.countingbloom_agg_trans,
+	STYPE = internal,
+	FINALFUNC = @extschema@.countingbloom_agg_final,
+	COMBINEFUNC = @extschema@.countingbloom_agg_combine,
+	SERIALFUNC = @extschema@.countingbloom_agg_serialize,
+	DESERIALFUNC = @extschema@.countingbloom_agg_deserialize,
+	PARALLEL = SAFE
+);
+CREATE AGGREGATE @extschema@.cbloom_agg(anyelement, capacity bigint, fpr float8, counter_bits integer) (
+	SFUNC = @extschema@.countingbloom_agg_trans,
+	STYPE = internal,
+	FINALFUNC = @extschema@.countingbloom_agg_final,
+	COMBINEFUNC = @extschema@.countingbloom_agg_combine,
+	SERIALFUNC = @extschema@.countingbloom_agg_serialize,
+	DESERIALFUNC = @extschema@.countingbloom_agg_deserialize,
+	PARALLEL = SAFE
+);

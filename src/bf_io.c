@@ -8,6 +8,7 @@
  * on the other side.
  */
 #include "bloomfilter.h"
+#include "bf_counting.h"
 
 #include "libpq/pqformat.h"
 #include "utils/builtins.h"
@@ -92,6 +93,17 @@ bloomfilter_report_invalid(bf_status st, const uint8 *data, size_t len,
 							   (unsigned long long) bf_load_le64(data + BF_OFF_NBITS),
 							   (unsigned long long) (BF_HEADER_SIZE + bf_load_le64(data + BF_OFF_NBITS) / 8),
 							   len)));
+			break;
+		case BF_ERR_MAGIC:
+			/* the sibling format is a likely mistake: say what it is */
+			if (bfc_is_counting_magic(data, len))
+				ereport(ERROR,
+						(errcode(sqlstate),
+						 errmsg("invalid bloomfilter: this is a counting Bloom filter (magic \"BLMC\"), not a bloomfilter"),
+						 errhint("Read it as a countingbloom, and convert it with cbloom_to_bloom() or a cast to bloomfilter.")));
+			ereport(ERROR,
+					(errcode(sqlstate),
+					 errmsg("invalid bloomfilter: %s", bf_status_message(st))));
 			break;
 		case BF_ERR_TRUNCATED:
 			ereport(ERROR,

@@ -76,6 +76,8 @@ bf_compat_message(bf_compat c)
 			return "the filters hold keys of different families";
 		case BF_COMPAT_SIZE:
 			return "the filters' sizes are neither equal nor a power-of-two multiple of one another, so they cannot be folded to one size";
+		case BF_COMPAT_WIDTH:
+			return "the filters have different counter widths";
 	}
 	return "unknown";
 }

@@ -115,7 +115,8 @@ typedef enum bf_status
 	BF_ERR_FAMILY,				/* unknown key family or bad type tag */
 	BF_ERR_RESERVED,			/* flags or reserved bytes not zero */
 	BF_ERR_CHECKSUM,			/* bytes altered after they were written */
-	BF_ERR_ADDED				/* bits set but no key was ever added */
+	BF_ERR_ADDED,				/* bits set but no key was ever added */
+	BF_ERR_WIDTH				/* counting filter: counter width not 4 or 8 */
 } bf_status;
 
 /*
@@ -444,6 +445,42 @@ bf_probe_hash(const bf_view *v, uint64_t h)
 }
 
 /*
+ * The k positions of hash h, in insert order, into pos[0 .. k-1]: exactly
+ * the bits bf_insert_hash sets (the unit tests hold the two together).
+ * The counting filter keeps a counter at each of them; the inlined
+ * insert and probe above stay as they are, being the hot path.
+ */
+static inline void
+bf_positions(int layout, uint64_t m, int k, uint64_t h, uint64_t *pos)
+{
+	if (layout == BF_LAYOUT_BLOCKED)
+	{
+		uint64_t	base = (uint64_t) bf_range32((uint32_t) (h >> 32),
+												 (uint32_t) (m / BF_BLOCK_BITS)) * BF_BLOCK_BITS;
+		uint32_t	x = (uint32_t) h;
+
+		for (int i = 0; i < k; i++)
+		{
+			pos[i] = base + (x >> 23);
+			x *= BF_BLOCK_MULT;
+		}
+	}
+	else
+	{
+		uint64_t	x = h;
+		uint64_t	y = bf_mix64(h);
+		uint64_t	z = bf_mix64(h ^ UINT64_C(0x9e3779b97f4a7c15));
+
+		for (int i = 0; i < k; i++)
+		{
+			pos[i] = bf_range64(x, m);
+			x += y;
+			y += z;
+		}
+	}
+}
+
+/*
  * Address of the memory a probe or insert of h touches first, for
  * prefetching ahead of a batch.
  */
@@ -534,7 +571,8 @@ typedef enum bf_compat
 	BF_COMPAT_HASHES,
 	BF_COMPAT_SEED,
 	BF_COMPAT_FAMILY,
-	BF_COMPAT_SIZE
+	BF_COMPAT_SIZE,
+	BF_COMPAT_WIDTH				/* counting filters: other counter widths */
 } bf_compat;
 
 /*

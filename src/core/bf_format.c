@@ -188,6 +188,8 @@ bf_status_message(bf_status st)
 			return "the checksum does not match the contents";
 		case BF_ERR_ADDED:
 			return "bits are set but the header records no added key";
+		case BF_ERR_WIDTH:
+			return "the counter width is not 4 or 8";
 	}
 	return "unknown error";
 }

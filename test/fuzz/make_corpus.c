@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "bf_core.h"
+#include "bf_counting.h"
 
 static void
 write_file(const char *dir, int n, const uint8_t *buf, size_t len)
@@ -64,6 +64,33 @@ main(int argc, char **argv)
 					for (int i = 0; i < keys; i++)
 						bf_insert_hash(&v, bf_hash_int64(v.seed, i));
 					bf_store_header(buf, &v);
+					bf_seal(buf, len);
+					write_file(argv[1], n++, buf, len);
+					free(buf);
+				}
+	/* counting filters, both widths, for fuzz_counting */
+	for (int layout = BF_LAYOUT_CLASSIC; layout <= BF_LAYOUT_BLOCKED; layout++)
+		for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+			for (int width = 4; width <= 8; width += 4)
+				for (int keys = 0; keys <= 40; keys += 20)
+				{
+					uint64_t	m = sizes[s];
+					size_t		len;
+					uint8_t    *buf;
+					bfc_view	v;
+
+					if (bfc_check_geometry(layout, 3, width, m) != BF_OK)
+						continue;
+					len = bfc_buffer_size(m, width);
+					buf = malloc(len);
+					bfc_init(buf, layout, 3, (uint64_t) n * 7919, m, width);
+					bfc_view_of(buf, &v);
+					if (keys > 0)
+						v.family = BF_FAMILY_INTEGER;
+					/* some keys many times, so that counters saturate */
+					for (int i = 0; i < keys; i++)
+						bfc_add_hash(&v, bf_hash_int64(v.seed, i % 7));
+					bfc_store_header(buf, &v);
 					bf_seal(buf, len);
 					write_file(argv[1], n++, buf, len);
 					free(buf);

@@ -1,0 +1,842 @@
+/*
+ * bf_counting.c
+ *		The countingbloom type: a counting Bloom filter, whose keys can be
+ *		removed.  Type I/O and casts, constructors, add/remove/probe/count,
+ *		union, the cast to bloomfilter, inspection, and cbloom_agg.
+ *
+ * A countingbloom datum is a varlena whose payload is the counting format
+ * (FORMAT.md, "The counting filter format") byte for byte, with the
+ * checksum field kept zero in memory and on disk, as for bloomfilter.  All
+ * filter logic is in the core (src/core/bf_counting.c); keys are hashed by
+ * the bloomfilter's canonical encoding (bf_encode.c), so a countingbloom
+ * and a bloomfilter of one geometry put a key at the same positions.
+ */
+#include "bloomfilter.h"
+#include "bf_counting.h"
+
+#include "access/detoast.h"
+#include "access/htup_details.h"
+#include "funcapi.h"
+#include "libpq/pqformat.h"
+#include "utils/builtins.h"
+
+PG_FUNCTION_INFO_V1(countingbloom_in);
+PG_FUNCTION_INFO_V1(countingbloom_out);
+PG_FUNCTION_INFO_V1(countingbloom_recv);
+PG_FUNCTION_INFO_V1(countingbloom_send);
+PG_FUNCTION_INFO_V1(countingbloom_to_bytea);
+PG_FUNCTION_INFO_V1(countingbloom_from_bytea);
+PG_FUNCTION_INFO_V1(countingbloom_empty);
+PG_FUNCTION_INFO_V1(countingbloom_empty_counters);
+PG_FUNCTION_INFO_V1(countingbloom_add);
+PG_FUNCTION_INFO_V1(countingbloom_remove);
+PG_FUNCTION_INFO_V1(countingbloom_contains);
+PG_FUNCTION_INFO_V1(countingbloom_contained_in);
+PG_FUNCTION_INFO_V1(countingbloom_count);
+PG_FUNCTION_INFO_V1(countingbloom_union);
+PG_FUNCTION_INFO_V1(countingbloom_to_bloom);
+PG_FUNCTION_INFO_V1(countingbloom_info);
+PG_FUNCTION_INFO_V1(countingbloom_agg_trans);
+PG_FUNCTION_INFO_V1(countingbloom_agg_final);
+PG_FUNCTION_INFO_V1(countingbloom_agg_combine);
+PG_FUNCTION_INFO_V1(countingbloom_agg_serialize);
+PG_FUNCTION_INFO_V1(countingbloom_agg_deserialize);
+
+/* ---- datums ---- */
+
+static struct varlena *
+cbloom_alloc_in(MemoryContext cxt, uint64 ncounters, int width)
+{
+	size_t		len = VARHDRSZ + bfc_buffer_size(ncounters, width);
+	struct varlena *f = MemoryContextAllocExtended(cxt, len, MCXT_ALLOC_HUGE);
+
+	SET_VARSIZE(f, len);
+	return f;
+}
+
+/* A new empty counting filter datum in cxt, and its view. */
+static struct varlena *
+cbloom_make_empty(MemoryContext cxt, int layout, int hashes, uint64 seed,
+				  uint64 ncounters, int width, bfc_view *v)
+{
+	struct varlena *f = cbloom_alloc_in(cxt, ncounters, width);
+
+	bfc_init((uint8 *) VARDATA(f), layout, hashes, seed, ncounters, width);
+	bfc_view_of((uint8 *) VARDATA(f), v);
+	return f;
+}
+
+/* Reports a failed validation of countingbloom bytes as an ERROR. */
+static void
+cbloom_report_invalid(bf_status st, const uint8 *data, size_t len, int sqlstate)
+{
+	if (st == BF_ERR_MAGIC && bfc_is_plain_magic(data, len))
+		ereport(ERROR,
+				(errcode(sqlstate),
+				 errmsg("invalid countingbloom: this is a bloomfilter (magic \"BLMF\"), not a counting Bloom filter"),
+				 errhint("A bloomfilter has bits, not counters, and cannot become a countingbloom; read it as a bloomfilter.")));
+	switch (st)
+	{
+		case BF_ERR_VERSION:
+			ereport(ERROR,
+					(errcode(sqlstate),
+					 errmsg("invalid countingbloom: %s", bfc_status_message(st)),
+					 errdetail("The filter has format version %u; this build of bloomfilter reads version %d.",
+							   (unsigned) bf_load_le16(data + BF_OFF_VERSION), BFC_FORMAT_VERSION)));
+			break;
+		case BF_ERR_WIDTH:
+			ereport(ERROR,
+					(errcode(sqlstate),
+					 errmsg("invalid countingbloom: %s", bfc_status_message(st)),
+					 errdetail("The header gives %u bits per counter.",
+							   (unsigned) bf_load_le16(data + BFC_OFF_WIDTH))));
+			break;
+		case BF_ERR_SIZE:
+			ereport(ERROR,
+					(errcode(sqlstate),
+					 errmsg("invalid countingbloom: %s", bfc_status_message(st)),
+					 errdetail("The header gives " UINT64_FORMAT " counters of %u bits, which take " UINT64_FORMAT " bytes with the header, but %zu bytes were given.",
+							   bf_load_le64(data + BFC_OFF_NCOUNTERS),
+							   (unsigned) bf_load_le16(data + BFC_OFF_WIDTH),
+							   (uint64) BF_HEADER_SIZE + bf_load_le64(data + BFC_OFF_NCOUNTERS) / 8 * bf_load_le16(data + BFC_OFF_WIDTH),
+							   len)));
+			break;
+		case BF_ERR_TRUNCATED:
+			ereport(ERROR,
+					(errcode(sqlstate),
+					 errmsg("invalid countingbloom: %s", bfc_status_message(st)),
+					 errdetail("A countingbloom takes at least %d bytes; %zu bytes were given.",
+							   BF_HEADER_SIZE, len)));
+			break;
+		default:
+			ereport(ERROR,
+					(errcode(sqlstate),
+					 errmsg("invalid countingbloom: %s", bfc_status_message(st))));
+	}
+	pg_unreachable();
+}
+
+/* Validates untrusted bytes and returns a new datum holding them. */
+static struct varlena *
+cbloom_from_bytes(const uint8 *data, size_t len, int sqlstate)
+{
+	bf_status	st = bfc_validate(data, len);
+	struct varlena *f;
+
+	if (st != BF_OK)
+		cbloom_report_invalid(st, data, len, sqlstate);
+	f = palloc(VARHDRSZ + len);
+	SET_VARSIZE(f, VARHDRSZ + len);
+	memcpy(VARDATA(f), data, len);
+	bf_unseal((uint8 *) VARDATA(f));
+	return f;
+}
+
+/*
+ * Decodes a datum that is already a countingbloom.  The header is checked
+ * against the length, so a damaged page gives an ERROR, not a wild read.
+ */
+static void
+cbloom_view(struct varlena *f, bfc_view *v)
+{
+	size_t		len = VARSIZE_ANY_EXHDR(f);
+
+	if (len < BF_HEADER_SIZE)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("countingbloom datum is damaged: %zu bytes", len)));
+	bfc_view_of((uint8 *) VARDATA_ANY(f), v);
+	if (bfc_check_geometry(v->layout, v->hashes, v->width, v->ncounters) != BF_OK ||
+		len != bfc_buffer_size(v->ncounters, v->width))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("countingbloom datum is damaged: its header does not match its %zu bytes", len)));
+}
+
+/* A read-only, detoasted argument and its view. */
+static struct varlena *
+cbloom_getarg(FunctionCallInfo fcinfo, int n, bfc_view *v)
+{
+	struct varlena *f = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(n));
+
+	cbloom_view(f, v);
+	return f;
+}
+
+/* A writable copy of an argument (never write into the argument itself). */
+static struct varlena *
+cbloom_getarg_copy(FunctionCallInfo fcinfo, int n, bfc_view *v)
+{
+	struct varlena *f = PG_DETOAST_DATUM_COPY(PG_GETARG_DATUM(n));
+
+	cbloom_view(f, v);
+	return f;
+}
+
+/* A copy of the payload with the checksum filled in, for output. */
+static uint8 *
+sealed_copy(struct varlena *f, size_t *len)
+{
+	bfc_view	v;
+	uint8	   *buf;
+
+	cbloom_view(f, &v);
+	*len = VARSIZE_ANY_EXHDR(f);
+	buf = palloc(*len);
+	memcpy(buf, VARDATA_ANY(f), *len);
+	bf_seal(buf, *len);
+	return buf;
+}
+
+/* ---- type I/O and the bytea casts ---- */
+
+/* Text input: padded base64 of the portable bytes, white space skipped. */
+Datum
+countingbloom_in(PG_FUNCTION_ARGS)
+{
+	char	   *raw = PG_GETARG_CSTRING(0);
+	char	   *str = palloc(strlen(raw) + 1);
+	size_t		len = 0;
+	uint8	   *buf;
+	long long	n;
+
+	for (const char *p = raw; *p; p++)
+		if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
+			str[len++] = *p;
+	if (len > bf_base64_encoded_len(BF_MAX_TOTAL_BYTES))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("invalid input syntax for type %s: input is too long", "countingbloom")));
+	buf = palloc(bf_base64_decoded_max(len) + 1);
+	n = bf_base64_decode(str, len, buf);
+	if (n < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("invalid input syntax for type %s", "countingbloom"),
+				 errdetail("A countingbloom's text form is padded base64 of its portable bytes.")));
+	PG_RETURN_POINTER(cbloom_from_bytes(buf, (size_t) n,
+										ERRCODE_INVALID_TEXT_REPRESENTATION));
+}
+
+Datum
+countingbloom_out(PG_FUNCTION_ARGS)
+{
+	struct varlena *f = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
+	size_t		len;
+	uint8	   *buf = sealed_copy(f, &len);
+	size_t		outlen = bf_base64_encoded_len(len);
+	char	   *out = palloc(outlen + 1);
+
+	bf_base64_encode(buf, len, out);
+	out[outlen] = '\0';
+	pfree(buf);
+	PG_RETURN_CSTRING(out);
+}
+
+Datum
+countingbloom_recv(PG_FUNCTION_ARGS)
+{
+	StringInfo	msg = (StringInfo) PG_GETARG_POINTER(0);
+	struct varlena *f;
+
+	f = cbloom_from_bytes((const uint8 *) msg->data + msg->cursor,
+						  (size_t) (msg->len - msg->cursor),
+						  ERRCODE_INVALID_BINARY_REPRESENTATION);
+	msg->cursor = msg->len;
+	PG_RETURN_POINTER(f);
+}
+
+Datum
+countingbloom_send(PG_FUNCTION_ARGS)
+{
+	struct varlena *f = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
+	size_t		len;
+	uint8	   *buf = sealed_copy(f, &len);
+	StringInfoData out;
+
+	pq_begintypsend(&out);
+	pq_sendbytes(&out, (const char *) buf, len);
+	pfree(buf);
+	PG_RETURN_BYTEA_P(pq_endtypsend(&out));
+}
+
+Datum
+countingbloom_to_bytea(PG_FUNCTION_ARGS)
+{
+	struct varlena *f = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
+	size_t		len = VARSIZE_ANY_EXHDR(f);
+	bytea	   *out;
+	bfc_view	v;
+
+	cbloom_view(f, &v);
+	out = (bytea *) palloc(VARHDRSZ + len);
+	SET_VARSIZE(out, VARHDRSZ + len);
+	memcpy(VARDATA(out), VARDATA_ANY(f), len);
+	bf_seal((uint8 *) VARDATA(out), len);
+	PG_RETURN_BYTEA_P(out);
+}
+
+Datum
+countingbloom_from_bytea(PG_FUNCTION_ARGS)
+{
+	bytea	   *b = PG_GETARG_BYTEA_PP(0);
+
+	PG_RETURN_POINTER(cbloom_from_bytes((const uint8 *) VARDATA_ANY(b),
+										VARSIZE_ANY_EXHDR(b),
+										ERRCODE_INVALID_BINARY_REPRESENTATION));
+}
+
+/* ---- constructors ---- */
+
+static int
+counter_bits_arg(int32 bits)
+{
+	if (bits != 4 && bits != 8)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("countingbloom counter_bits must be 4 or 8, not %d", bits)));
+	return bits;
+}
+
+/* ERROR unless a filter of this many counters fits the size limit. */
+static void
+check_counters_fit(uint64 ncounters, int width)
+{
+	if (ncounters > BFC_MAX_COUNTERS(width))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("a countingbloom of " UINT64_FORMAT " counters of %d bits would exceed the largest countingbloom", ncounters, width),
+				 errdetail("The largest has " UINT64_FORMAT " such counters, so that its text form fits in 1 GB.",
+						   (uint64) BFC_MAX_COUNTERS(width))));
+}
+
+/*
+ * cbloom_empty(capacity, fpr, layout, seed, counter_bits): the geometry
+ * bloom_empty gives for the same arguments, with a counter per bit.
+ */
+Datum
+countingbloom_empty(PG_FUNCTION_ARGS)
+{
+	int64		capacity = PG_GETARG_INT64(0);
+	double		fpr = PG_GETARG_FLOAT8(1);
+	int			layout = bloom_layout_arg(PG_GETARG_TEXT_PP(2));
+	int64		seed = PG_GETARG_INT64(3);
+	int			width = counter_bits_arg(PG_GETARG_INT32(4));
+	uint64		ncounters;
+	int			hashes;
+	bfc_view	v;
+
+	bloom_size_for(layout, capacity, fpr, &ncounters, &hashes);
+	check_counters_fit(ncounters, width);
+	PG_RETURN_POINTER(cbloom_make_empty(CurrentMemoryContext, layout, hashes,
+										(uint64) seed, ncounters, width, &v));
+}
+
+/*
+ * cbloom_empty_counters(counters, hashes, layout, seed, counter_bits):
+ * explicit m and k, m rounded up as bloom_empty_bits rounds bits.
+ */
+Datum
+countingbloom_empty_counters(PG_FUNCTION_ARGS)
+{
+	int64		counters = PG_GETARG_INT64(0);
+	int32		hashes = PG_GETARG_INT32(1);
+	int			layout = bloom_layout_arg(PG_GETARG_TEXT_PP(2));
+	int64		seed = PG_GETARG_INT64(3);
+	int			width = counter_bits_arg(PG_GETARG_INT32(4));
+	uint64		unit = layout == BF_LAYOUT_BLOCKED ? BF_BLOCK_BITS : 64;
+	uint64		ncounters;
+	bfc_view	v;
+
+	if (counters <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("countingbloom size must be positive, not " INT64_FORMAT " counters", counters)));
+	check_counters_fit((uint64) counters, width);
+	if (hashes < BF_MIN_HASHES || hashes > BF_MAX_HASHES)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("countingbloom hashes must be between %d and %d, not %d",
+						BF_MIN_HASHES, BF_MAX_HASHES, hashes)));
+	ncounters = ((uint64) counters + unit - 1) / unit * unit;
+	check_counters_fit(ncounters, width);
+	PG_RETURN_POINTER(cbloom_make_empty(CurrentMemoryContext, layout, hashes,
+										(uint64) seed, ncounters, width, &v));
+}
+
+/* ---- keys and their family ---- */
+
+/* The key type of a call site's argument argno, looked up once. */
+static BloomKeyType *
+key_type_cached(FunctionCallInfo fcinfo, int argno)
+{
+	BloomKeyType *kt = (BloomKeyType *) fcinfo->flinfo->fn_extra;
+
+	if (kt == NULL)
+	{
+		kt = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BloomKeyType));
+		bloom_key_type_for_arg(kt, fcinfo, argno);
+		fcinfo->flinfo->fn_extra = kt;
+	}
+	return kt;
+}
+
+/*
+ * The bloomfilter family rules, through a bloomfilter view holding the
+ * counting filter's family: adding adopts or checks the family; probing
+ * checks it and returns false when the filter never held a key.
+ */
+static void
+cbloom_adopt_family(bfc_view *v, const BloomKeyType *kt)
+{
+	bf_view		b = {0};
+
+	b.family = v->family;
+	b.type_tag = v->type_tag;
+	bloom_adopt_family(&b, kt);
+	v->family = b.family;
+	v->type_tag = b.type_tag;
+}
+
+static bool
+cbloom_check_family(const bfc_view *v, const BloomKeyType *kt)
+{
+	bf_view		b = {0};
+
+	b.family = v->family;
+	b.type_tag = v->type_tag;
+	return bloom_check_family(&b, kt);
+}
+
+/* ---- adding, removing, probing ---- */
+
+/* cbloom_add(c, x), c + x: a copy of c with x added; NULL x changes nothing. */
+Datum
+countingbloom_add(PG_FUNCTION_ARGS)
+{
+	BloomKeyType *kt;
+	struct varlena *f;
+	bfc_view	v;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	if (PG_ARGISNULL(1))
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	kt = key_type_cached(fcinfo, 1);
+	f = cbloom_getarg_copy(fcinfo, 0, &v);
+	cbloom_adopt_family(&v, kt);
+	bfc_add_hash(&v, bloom_hash_fast(kt, PG_GETARG_DATUM(1), v.seed));
+	bfc_store_header((uint8 *) VARDATA(f), &v);
+	PG_RETURN_POINTER(f);
+}
+
+/*
+ * cbloom_remove(c, x), c - x: a copy of c with x removed.  A key the filter
+ * surely does not hold (a counter at zero) leaves it unchanged; a key it
+ * only seems to hold (a false positive) is removed all the same, which can
+ * make keys that were added answer false: remove only keys you added.
+ * NULL x changes nothing.
+ */
+Datum
+countingbloom_remove(PG_FUNCTION_ARGS)
+{
+	BloomKeyType *kt;
+	struct varlena *f;
+	bfc_view	v;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	if (PG_ARGISNULL(1))
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	kt = key_type_cached(fcinfo, 1);
+	f = cbloom_getarg_copy(fcinfo, 0, &v);
+	if (cbloom_check_family(&v, kt))
+	{
+		(void) bfc_remove_hash(&v, bloom_hash_fast(kt, PG_GETARG_DATUM(1), v.seed));
+		bfc_store_header((uint8 *) VARDATA(f), &v);
+	}
+	PG_RETURN_POINTER(f);
+}
+
+/*
+ * Per call site of a probe: the key type, and the last filter read out of
+ * TOAST, kept by its TOAST pointer's identity (TOAST values never change),
+ * so that a stored filter probed row after row is fetched once.
+ */
+typedef struct CbloomProbeCache
+{
+	BloomKeyType key;
+	Oid			toastrelid;
+	Oid			valueid;
+	struct varlena *flat;		/* in fn_mcxt, or NULL */
+} CbloomProbeCache;
+
+static struct varlena *
+probe_filter(FunctionCallInfo fcinfo, int filterarg, int keyarg,
+			 CbloomProbeCache **cp, bfc_view *v)
+{
+	CbloomProbeCache *c = (CbloomProbeCache *) fcinfo->flinfo->fn_extra;
+	Datum		d = PG_GETARG_DATUM(filterarg);
+	struct varlena *raw = (struct varlena *) DatumGetPointer(d);
+	struct varlena *f;
+
+	if (c == NULL)
+	{
+		c = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CbloomProbeCache));
+		bloom_key_type_for_arg(&c->key, fcinfo, keyarg);
+		fcinfo->flinfo->fn_extra = c;
+	}
+	*cp = c;
+	if (VARATT_IS_EXTERNAL_ONDISK(raw))
+	{
+		struct varatt_external ext;
+
+		VARATT_EXTERNAL_GET_POINTER(ext, raw);
+		if (c->flat == NULL || ext.va_valueid != c->valueid ||
+			ext.va_toastrelid != c->toastrelid)
+		{
+			struct varlena *t = PG_DETOAST_DATUM(d);
+
+			if (c->flat != NULL)
+				pfree(c->flat);
+			c->flat = MemoryContextAllocHuge(fcinfo->flinfo->fn_mcxt, VARSIZE(t));
+			memcpy(c->flat, t, VARSIZE(t));
+			c->valueid = ext.va_valueid;
+			c->toastrelid = ext.va_toastrelid;
+		}
+		f = c->flat;
+	}
+	else
+		f = PG_DETOAST_DATUM_PACKED(d);
+	cbloom_view(f, v);
+	return f;
+}
+
+static bool
+probe(FunctionCallInfo fcinfo, int filterarg, int keyarg)
+{
+	CbloomProbeCache *c;
+	bfc_view	v;
+
+	probe_filter(fcinfo, filterarg, keyarg, &c, &v);
+	if (!cbloom_check_family(&v, &c->key))
+		return false;
+	return bfc_contains_hash(&v, bloom_hash_fast(&c->key, PG_GETARG_DATUM(keyarg), v.seed));
+}
+
+/* cbloom_contains(c, x), c @> x: may x be in the set? */
+Datum
+countingbloom_contains(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(probe(fcinfo, 0, 1));
+}
+
+/* x <@ c */
+Datum
+countingbloom_contained_in(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(probe(fcinfo, 1, 0));
+}
+
+/*
+ * cbloom_count(c, x): the smallest of x's counters, an upper bound on the
+ * times x was added less its removes, unless a counter saturated (then the
+ * answer is the saturation value, meaning "that many or more").
+ */
+Datum
+countingbloom_count(PG_FUNCTION_ARGS)
+{
+	CbloomProbeCache *c;
+	bfc_view	v;
+
+	probe_filter(fcinfo, 0, 1, &c, &v);
+	if (!cbloom_check_family(&v, &c->key))
+		PG_RETURN_INT32(0);
+	PG_RETURN_INT32((int32) bfc_count_hash(&v, bloom_hash_fast(&c->key, PG_GETARG_DATUM(1), v.seed)));
+}
+
+/* ---- union ---- */
+
+static void
+cbloom_report_incompatible(bf_compat c, const bfc_view *a, const bfc_view *b)
+{
+	ereport(ERROR,
+			(errcode(c == BF_COMPAT_FAMILY ? ERRCODE_DATATYPE_MISMATCH : ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("cannot union countingblooms: %s", bf_compat_message(c)),
+			 errdetail("The first is %s with " UINT64_FORMAT " counters of %d bits, %d hashes, seed " INT64_FORMAT " and key family \"%s\"; the second is %s with " UINT64_FORMAT " counters of %d bits, %d hashes, seed " INT64_FORMAT " and key family \"%s\".",
+					   bf_layout_name(a->layout), a->ncounters, a->width, a->hashes, (int64) a->seed,
+					   bloom_family_display(a->family, a->type_tag),
+					   bf_layout_name(b->layout), b->ncounters, b->width, b->hashes, (int64) b->seed,
+					   bloom_family_display(b->family, b->type_tag))));
+}
+
+/*
+ * The union of a and b as a new datum in cxt: counters summed (saturating),
+ * at the smaller size when the sizes differ by a power of two (folding is
+ * exact: the result is what the smaller filter would hold).
+ */
+static struct varlena *
+cbloom_union_new(MemoryContext cxt, const bfc_view *a, const bfc_view *b,
+				 bfc_view *rv)
+{
+	uint64		ncounters;
+	bf_compat	c = bfc_compatible(a, b, &ncounters);
+	struct varlena *r;
+
+	if (c != BF_COMPAT_OK)
+		cbloom_report_incompatible(c, a, b);
+	r = cbloom_make_empty(cxt, a->layout, a->hashes, a->seed, ncounters, a->width, rv);
+	bfc_fold_add(rv, a);
+	bfc_fold_add(rv, b);
+	bfc_merge_header(rv, a, b);
+	bfc_store_header((uint8 *) VARDATA(r), rv);
+	return r;
+}
+
+/* cbloom_union(c, d), c | d */
+Datum
+countingbloom_union(PG_FUNCTION_ARGS)
+{
+	bfc_view	a,
+				b,
+				r;
+
+	cbloom_getarg(fcinfo, 0, &a);
+	cbloom_getarg(fcinfo, 1, &b);
+	PG_RETURN_POINTER(cbloom_union_new(CurrentMemoryContext, &a, &b, &r));
+}
+
+/* ---- the cast to bloomfilter, and inspection ---- */
+
+/*
+ * cbloom_to_bloom(c), c::bloomfilter: the bloomfilter of the same layout,
+ * k, seed and size with bit p set where counter p is above zero.  It
+ * answers every probe as c does.
+ */
+Datum
+countingbloom_to_bloom(PG_FUNCTION_ARGS)
+{
+	bfc_view	v;
+	struct varlena *out;
+
+	cbloom_getarg(fcinfo, 0, &v);
+	out = bloomfilter_alloc(v.ncounters);
+	bfc_to_bloom(&v, (uint8 *) VARDATA(out));
+	PG_RETURN_POINTER(out);
+}
+
+Datum
+countingbloom_info(PG_FUNCTION_ARGS)
+{
+	bfc_view	v;
+	struct varlena *f = cbloom_getarg(fcinfo, 0, &v);
+	TupleDesc	tupdesc;
+	Datum		values[12];
+	bool		nulls[12] = {0};
+	uint64		nonzero,
+				saturated;
+	bf_view		bv = {0};
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	tupdesc = BlessTupleDesc(tupdesc);
+	bfc_counter_stats(&v, &nonzero, &saturated);
+
+	/* the rate is the bloomfilter's with the same bits set */
+	bv.layout = v.layout;
+	bv.hashes = v.hashes;
+	bv.nbits = v.ncounters;
+	bv.bits = MemoryContextAllocHuge(CurrentMemoryContext, v.ncounters / 8);
+	bfc_to_bits(&v, bv.bits);
+
+	values[0] = CStringGetTextDatum(bf_layout_name(v.layout));
+	values[1] = Int64GetDatum((int64) v.ncounters);
+	values[2] = Int32GetDatum(v.hashes);
+	values[3] = Int32GetDatum(v.width);
+	values[4] = Int64GetDatum((int64) VARSIZE_ANY_EXHDR(f));
+	values[5] = Int64GetDatum((int64) v.seed);
+	values[6] = CStringGetTextDatum(bloom_family_display(v.family, v.type_tag));
+	values[7] = Int64GetDatum(v.items > (uint64) PG_INT64_MAX ? PG_INT64_MAX : (int64) v.items);
+	values[8] = Int64GetDatum((int64) nonzero);
+	values[9] = Int64GetDatum((int64) saturated);
+	values[10] = Float8GetDatum(bf_est_fpr(&bv));
+	values[11] = Int32GetDatum(bf_load_le16((uint8 *) VARDATA_ANY(f) + BF_OFF_VERSION));
+	pfree(bv.bits);
+
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+/* ---- cbloom_agg(x, capacity, fpr [, counter_bits]) ---- */
+
+/*
+ * The state is the filter itself, updated in place.  Counters saturate at
+ * a fixed value and a saturating sum of partial counts is the count of the
+ * whole, capped, so the same multiset of keys gives the same bytes
+ * whatever the row order or the plan.
+ */
+typedef struct CbloomAggState
+{
+	struct varlena *filter;		/* in the aggregate context */
+	bfc_view	view;			/* of filter; items and family kept here */
+} CbloomAggState;
+
+static MemoryContext
+agg_context(FunctionCallInfo fcinfo, const char *fname)
+{
+	MemoryContext aggctx;
+
+	if (!AggCheckCallContext(fcinfo, &aggctx))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s called in non-aggregate context", fname)));
+	return aggctx;
+}
+
+static CbloomAggState *
+agg_state_of(MemoryContext cxt, struct varlena *filter)
+{
+	CbloomAggState *st = MemoryContextAllocZero(cxt, sizeof(CbloomAggState));
+
+	st->filter = filter;
+	bfc_view_of((uint8 *) VARDATA(filter), &st->view);
+	return st;
+}
+
+static void
+agg_sync(CbloomAggState *st)
+{
+	bfc_store_header((uint8 *) VARDATA(st->filter), &st->view);
+}
+
+/*
+ * Transition: the state is made on the first row, sized as cbloom_empty
+ * (blocked, seed 0); NULL keys are skipped.
+ */
+Datum
+countingbloom_agg_trans(PG_FUNCTION_ARGS)
+{
+	CbloomAggState *st = PG_ARGISNULL(0) ? NULL : (CbloomAggState *) PG_GETARG_POINTER(0);
+	BloomKeyType *kt = key_type_cached(fcinfo, 1);
+
+	if (st == NULL)
+	{
+		MemoryContext aggctx = agg_context(fcinfo, "countingbloom_agg_trans");
+		int			width = 4;
+		uint64		ncounters;
+		int			hashes;
+		bfc_view	v;
+
+		if (PG_ARGISNULL(2) || PG_ARGISNULL(3) ||
+			(PG_NARGS() > 4 && PG_ARGISNULL(4)))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("cbloom_agg capacity, false-positive rate and counter_bits must not be null")));
+		if (PG_NARGS() > 4)
+			width = counter_bits_arg(PG_GETARG_INT32(4));
+		bloom_size_for(BF_LAYOUT_BLOCKED, PG_GETARG_INT64(2), PG_GETARG_FLOAT8(3),
+					   &ncounters, &hashes);
+		check_counters_fit(ncounters, width);
+		st = agg_state_of(aggctx, cbloom_make_empty(aggctx, BF_LAYOUT_BLOCKED, hashes,
+													0, ncounters, width, &v));
+	}
+	if (!PG_ARGISNULL(1))
+	{
+		if (st->view.family == BF_FAMILY_NONE)
+			cbloom_adopt_family(&st->view, kt);
+		bfc_add_hash(&st->view, bloom_hash_fast(kt, PG_GETARG_DATUM(1), 0));
+	}
+	PG_RETURN_POINTER(st);
+}
+
+Datum
+countingbloom_agg_final(PG_FUNCTION_ARGS)
+{
+	CbloomAggState *st;
+	struct varlena *out;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	st = (CbloomAggState *) PG_GETARG_POINTER(0);
+	agg_sync(st);
+	/* copied: the state may go on changing (window aggregates) */
+	out = palloc(VARSIZE(st->filter));
+	memcpy(out, st->filter, VARSIZE(st->filter));
+	PG_RETURN_POINTER(out);
+}
+
+/* Combine: the union of the partial filters, kept in s1. */
+Datum
+countingbloom_agg_combine(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggctx = agg_context(fcinfo, "countingbloom_agg_combine");
+	CbloomAggState *s1 = PG_ARGISNULL(0) ? NULL : (CbloomAggState *) PG_GETARG_POINTER(0);
+	CbloomAggState *s2 = PG_ARGISNULL(1) ? NULL : (CbloomAggState *) PG_GETARG_POINTER(1);
+	uint64		ncounters;
+	bf_compat	c;
+
+	if (s2 == NULL)
+	{
+		if (s1 == NULL)
+			PG_RETURN_NULL();
+		PG_RETURN_POINTER(s1);
+	}
+	agg_sync(s2);
+	if (s1 == NULL)
+	{
+		struct varlena *copy = MemoryContextAllocExtended(aggctx, VARSIZE(s2->filter),
+														  MCXT_ALLOC_HUGE);
+
+		memcpy(copy, s2->filter, VARSIZE(s2->filter));
+		PG_RETURN_POINTER(agg_state_of(aggctx, copy));
+	}
+	c = bfc_compatible(&s1->view, &s2->view, &ncounters);
+	if (c != BF_COMPAT_OK)
+		cbloom_report_incompatible(c, &s1->view, &s2->view);
+	if (ncounters == s1->view.ncounters && ncounters == s2->view.ncounters)
+	{
+		bfc_view	merged = s1->view;
+
+		bfc_fold_add(&s1->view, &s2->view);
+		bfc_merge_header(&s1->view, &merged, &s2->view);
+	}
+	else
+	{
+		struct varlena *old = s1->filter;
+		bfc_view	rv;
+
+		agg_sync(s1);
+		s1->filter = cbloom_union_new(aggctx, &s1->view, &s2->view, &rv);
+		s1->view = rv;
+		pfree(old);
+	}
+	PG_RETURN_POINTER(s1);
+}
+
+/* Serialized state: the portable bytes, sealed. */
+Datum
+countingbloom_agg_serialize(PG_FUNCTION_ARGS)
+{
+	CbloomAggState *st = (CbloomAggState *) PG_GETARG_POINTER(0);
+	size_t		len;
+	bytea	   *out;
+
+	agg_sync(st);
+	len = VARSIZE(st->filter) - VARHDRSZ;
+	out = MemoryContextAllocExtended(CurrentMemoryContext, VARHDRSZ + len, MCXT_ALLOC_HUGE);
+	SET_VARSIZE(out, VARHDRSZ + len);
+	memcpy(VARDATA(out), VARDATA(st->filter), len);
+	bf_seal((uint8 *) VARDATA(out), len);
+	PG_RETURN_BYTEA_P(out);
+}
+
+/* Deserialize: validated as every other way bytes come in. */
+Datum
+countingbloom_agg_deserialize(PG_FUNCTION_ARGS)
+{
+	bytea	   *b = PG_GETARG_BYTEA_PP(0);
+	struct varlena *f = cbloom_from_bytes((const uint8 *) VARDATA_ANY(b),
+										  VARSIZE_ANY_EXHDR(b),
+										  ERRCODE_DATA_CORRUPTED);
+
+	PG_RETURN_POINTER(agg_state_of(CurrentMemoryContext, f));
+}
