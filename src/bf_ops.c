@@ -74,8 +74,8 @@ bloom_size_for(int layout, int64 capacity, double fpr, uint64 *nbits, int *hashe
 						capacity, fpr)));
 }
 
-static int
-layout_arg(text *t)
+int
+bloom_layout_arg(text *t)
 {
 	char	   *name = text_to_cstring(t);
 	int			layout = bf_layout_from_name(name);
@@ -106,7 +106,7 @@ bloomfilter_empty(PG_FUNCTION_ARGS)
 {
 	int64		capacity = PG_GETARG_INT64(0);
 	double		fpr = PG_GETARG_FLOAT8(1);
-	int			layout = layout_arg(PG_GETARG_TEXT_PP(2));
+	int			layout = bloom_layout_arg(PG_GETARG_TEXT_PP(2));
 	int64		seed = PG_GETARG_INT64(3);
 	uint64		nbits;
 	int			hashes;
@@ -124,7 +124,7 @@ bloomfilter_empty_bits(PG_FUNCTION_ARGS)
 {
 	int64		bits = PG_GETARG_INT64(0);
 	int32		hashes = PG_GETARG_INT32(1);
-	int			layout = layout_arg(PG_GETARG_TEXT_PP(2));
+	int			layout = bloom_layout_arg(PG_GETARG_TEXT_PP(2));
 	int64		seed = PG_GETARG_INT64(3);
 	uint64		unit = layout == BF_LAYOUT_BLOCKED ? BF_BLOCK_BITS : 64;
 	uint64		nbits;

@@ -62,6 +62,9 @@ extern struct varlena *bloomfilter_getarg(FunctionCallInfo fcinfo, int n,
 extern void bloom_check_capacity(int64 capacity);
 extern void bloom_check_fpr(double fpr);
 
+/* The layout named by a text argument; ERROR if unknown. */
+extern int	bloom_layout_arg(text *t);
+
 /* bf_size_for with its arguments checked; ERROR if no filter fits. */
 extern void bloom_size_for(int layout, int64 capacity, double fpr,
 						   uint64 *nbits, int *hashes);
