@@ -17,15 +17,16 @@ ORDER BY p.proname, p.oid::regprocedure::text;
 -- but for the planner's estimator and support function, which read
 -- statistics and are stable like PostgreSQL's own; the only non-strict
 -- functions are those that must see NULLs (adding a NULL element leaves a
--- filter as it is, and so does removing one from a counting filter;
--- aggregate support functions; the index's options)
+-- filter, counting filter or window as it is, and so does removing one from
+-- a counting filter; aggregate support functions; the index's options)
 SELECT string_agg(p.proname, ', ' ORDER BY p.proname) FILTER (WHERE p.provolatile <> 'i') AS not_immutable,
        count(*) FILTER (WHERE p.proparallel <> 's') AS not_parallel_safe,
        string_agg(p.proname, ', ' ORDER BY p.proname) FILTER (WHERE NOT p.proisstrict
            AND p.proname NOT LIKE 'bloom%agg%' AND p.proname NOT LIKE 'bloom_add%'
            AND p.proname NOT LIKE 'bloomfilter_%agg%' AND p.proname <> 'gbloom_options'
-           AND p.proname NOT IN ('cbloom_add', 'cbloom_remove', 'cbloom_agg')
-           AND p.proname NOT LIKE 'countingbloom_%agg%') AS unexpected_non_strict
+           AND p.proname NOT IN ('cbloom_add', 'cbloom_remove', 'cbloom_agg', 'bloom_window_add')
+           AND p.proname NOT LIKE 'countingbloom_%agg%'
+           AND p.proname NOT LIKE 'bloomwindow_%agg%') AS unexpected_non_strict
 FROM pg_proc p
 JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'bloomfilter';

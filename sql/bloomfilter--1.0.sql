@@ -639,3 +639,135 @@ CREATE AGGREGATE @extschema@.cbloom_agg(anyelement, capacity bigint, fpr float8,
 	DESERIALFUNC = @extschema@.countingbloom_agg_deserialize,
 	PARALLEL = SAFE
 );
+
+-- =====================================================================
+-- Sliding windows: the bloomwindow type (a ring of time buckets, each a
+-- bloomfilter of one geometry, in one value).  See README "Sliding
+-- windows" and src/core/FORMAT.md "The bloomwindow format".
+-- =====================================================================
+
+CREATE TYPE @extschema@.bloomwindow;
+
+CREATE FUNCTION @extschema@.bloomwindow_in(cstring) RETURNS @extschema@.bloomwindow
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomwindow_out(@extschema@.bloomwindow) RETURNS cstring
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomwindow_recv(internal) RETURNS @extschema@.bloomwindow
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomwindow_send(@extschema@.bloomwindow) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- double alignment: each bucket's bit array is then 8-byte aligned in place
+CREATE TYPE @extschema@.bloomwindow (
+	INPUT = @extschema@.bloomwindow_in,
+	OUTPUT = @extschema@.bloomwindow_out,
+	RECEIVE = @extschema@.bloomwindow_recv,
+	SEND = @extschema@.bloomwindow_send,
+	INTERNALLENGTH = VARIABLE,
+	ALIGNMENT = double,
+	STORAGE = extended
+);
+
+COMMENT ON TYPE @extschema@.bloomwindow IS 'Time-windowed Bloom filter: "may this key have been seen in the last hour?"';
+
+CREATE FUNCTION @extschema@.bloomwindow_to_bytea(@extschema@.bloomwindow) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomwindow_from_bytea(bytea) RETURNS @extschema@.bloomwindow
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE CAST (@extschema@.bloomwindow AS bytea)
+	WITH FUNCTION @extschema@.bloomwindow_to_bytea(@extschema@.bloomwindow);
+CREATE CAST (bytea AS @extschema@.bloomwindow)
+	WITH FUNCTION @extschema@.bloomwindow_from_bytea(bytea);
+
+-- capacity: distinct keys per bucket; fpr: the rate of a probe of the
+-- whole window when every bucket holds capacity keys
+CREATE FUNCTION @extschema@.bloom_window_empty(width interval, buckets int DEFAULT 6,
+		capacity bigint DEFAULT 100000, fpr float8 DEFAULT 0.01,
+		layout text DEFAULT 'blocked', seed bigint DEFAULT 0)
+	RETURNS @extschema@.bloomwindow
+	AS 'MODULE_PATHNAME', 'bloomwindow_empty' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- not STRICT: a NULL key or time leaves the window as it is.  The default
+-- time is now(), hence the functions themselves are IMMUTABLE (the result
+-- depends on the arguments only) while a call using the default is not.
+CREATE FUNCTION @extschema@.bloom_window_add(w @extschema@.bloomwindow, key anyelement,
+		at timestamptz DEFAULT now())
+	RETURNS @extschema@.bloomwindow
+	AS 'MODULE_PATHNAME', 'bloomwindow_add' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_window_add(w @extschema@.bloomwindow, key text,
+		at timestamptz DEFAULT now())
+	RETURNS @extschema@.bloomwindow
+	AS 'MODULE_PATHNAME', 'bloomwindow_add' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION @extschema@.bloom_window_contains(w @extschema@.bloomwindow, key anyelement,
+		at timestamptz DEFAULT now())
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloomwindow_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_window_contains(w @extschema@.bloomwindow, key text,
+		at timestamptz DEFAULT now())
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloomwindow_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION @extschema@.bloom_window_filter(w @extschema@.bloomwindow,
+		at timestamptz DEFAULT now())
+	RETURNS @extschema@.bloomfilter
+	AS 'MODULE_PATHNAME', 'bloomwindow_filter' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION @extschema@.bloom_window_info(w @extschema@.bloomwindow,
+		at timestamptz DEFAULT now(),
+		OUT slot integer, OUT bucket_start timestamptz, OUT bucket_end timestamptz,
+		OUT added bigint, OUT bits_set bigint, OUT est_cardinality float8,
+		OUT est_fpr float8, OUT live boolean)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME', 'bloomwindow_info' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION @extschema@.bloom_window_params(w @extschema@.bloomwindow,
+		OUT width interval, OUT bucket_width interval, OUT buckets integer,
+		OUT layout text, OUT bits bigint, OUT hashes integer, OUT seed bigint,
+		OUT key_family text, OUT bytes bigint, OUT newest_end timestamptz)
+	RETURNS record
+	AS 'MODULE_PATHNAME', 'bloomwindow_params' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION @extschema@.bloomwindow_agg_trans(internal, anyelement, timestamptz,
+		interval, int, bigint, float8)
+	RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomwindow_agg_trans(internal, anyelement, timestamptz,
+		interval)
+	RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomwindow_agg_final(internal)
+	RETURNS @extschema@.bloomwindow
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomwindow_agg_combine(internal, internal)
+	RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomwindow_agg_serialize(internal)
+	RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomwindow_agg_deserialize(bytea, internal)
+	RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE AGGREGATE @extschema@.bloom_window_agg(key anyelement, at timestamptz,
+		width interval, buckets int, capacity bigint, fpr float8) (
+	SFUNC = @extschema@.bloomwindow_agg_trans,
+	STYPE = internal,
+	FINALFUNC = @extschema@.bloomwindow_agg_final,
+	COMBINEFUNC = @extschema@.bloomwindow_agg_combine,
+	SERIALFUNC = @extschema@.bloomwindow_agg_serialize,
+	DESERIALFUNC = @extschema@.bloomwindow_agg_deserialize,
+	PARALLEL = SAFE
+);
+
+-- 6 buckets of 100000 keys at rate 0.01, as bloom_window_empty's defaults
+CREATE AGGREGATE @extschema@.bloom_window_agg(key anyelement, at timestamptz,
+		width interval) (
+	SFUNC = @extschema@.bloomwindow_agg_trans,
+	STYPE = internal,
+	FINALFUNC = @extschema@.bloomwindow_agg_final,
+	COMBINEFUNC = @extschema@.bloomwindow_agg_combine,
+	SERIALFUNC = @extschema@.bloomwindow_agg_serialize,
+	DESERIALFUNC = @extschema@.bloomwindow_agg_deserialize,
+	PARALLEL = SAFE
+);

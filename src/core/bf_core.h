@@ -555,6 +555,12 @@ extern void bf_unseal(uint8_t *buf);
  */
 extern bf_status bf_validate(const uint8_t *buf, size_t len);
 
+/*
+ * The same checks for a filter embedded in a larger checksummed value:
+ * its checksum field must be zero (BF_ERR_CHECKSUM otherwise).
+ */
+extern bf_status bf_validate_unsealed(const uint8_t *buf, size_t len);
+
 /* A lower-case sentence fragment describing a status, for error messages. */
 extern const char *bf_status_message(bf_status st);
 

@@ -106,8 +106,26 @@ any_bit_set(const uint8_t *bits, size_t nbytes)
  * (is this a filter at all?) to the costliest (the checksum over the
  * whole array), and nothing is read before its presence is established.
  */
+static bf_status validate(const uint8_t *buf, size_t len, bool sealed);
+
 bf_status
 bf_validate(const uint8_t *buf, size_t len)
+{
+	return validate(buf, len, true);
+}
+
+/*
+ * A filter stored inside another value (a bloomwindow slot) is covered by
+ * that value's checksum, so its own checksum field must be zero instead.
+ */
+bf_status
+bf_validate_unsealed(const uint8_t *buf, size_t len)
+{
+	return validate(buf, len, false);
+}
+
+static bf_status
+validate(const uint8_t *buf, size_t len, bool sealed)
 {
 	uint64_t	nbits;
 	int			layout;
@@ -146,7 +164,8 @@ bf_validate(const uint8_t *buf, size_t len)
 		bf_load_le32(buf + BF_OFF_RESERVED) != 0)
 		return BF_ERR_RESERVED;
 
-	if (bf_load_le64(buf + BF_OFF_CHECKSUM) != bf_checksum(buf, len))
+	if (bf_load_le64(buf + BF_OFF_CHECKSUM) !=
+		(sealed ? bf_checksum(buf, len) : 0))
 		return BF_ERR_CHECKSUM;
 
 	/*

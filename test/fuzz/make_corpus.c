@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "bf_core.h"
 #include "bf_counting.h"
+#include "bf_window.h"
 
 static void
 write_file(const char *dir, int n, const uint8_t *buf, size_t len)
@@ -95,6 +97,33 @@ main(int argc, char **argv)
 					write_file(argv[1], n++, buf, len);
 					free(buf);
 				}
+
+	/* bloomwindows: 1 to 4 buckets, keys spread over up to 6 buckets */
+	for (int layout = BF_LAYOUT_CLASSIC; layout <= BF_LAYOUT_BLOCKED; layout++)
+		for (uint32_t g = 1; g <= 4; g++)
+			for (int keys = 0; keys <= 30; keys += 15)
+			{
+				uint64_t	nbits = 512;
+				size_t		len = (size_t) bfw_buffer_size(g, nbits);
+				uint8_t    *buf = malloc(len);
+				bfw_view	w;
+				int64_t		newest = BFW_EMPTY;
+
+				bfw_init(buf, layout, 3, (uint64_t) n, nbits, g, 600000000);
+				bfw_view_of(buf, &w);
+				if (keys > 0)
+				{
+					w.family = (uint16_t) (1 + n % BF_FAMILY_OTHER);
+					w.type_tag = w.family == BF_FAMILY_OTHER ? 23 : 0;
+					bfw_store_header(&w);
+				}
+				for (int i = 0; i < keys; i++)
+					bfw_add_hash(&w, 1000 + i % 6 - (int64_t) g, &newest,
+								 bf_hash_int64(w.seed, i));
+				bfw_seal(buf, len);
+				write_file(argv[1], n++, buf, len);
+				free(buf);
+			}
 	printf("%d seeds written to %s\n", n, argv[1]);
 	return 0;
 }

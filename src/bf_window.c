@@ -1,0 +1,870 @@
+/*
+ * bf_window.c
+ *		The bloomwindow type: "seen in the last hour" from one value.  Type
+ *		I/O, constructor, add, probe, the union of the live buckets,
+ *		inspection, and the bloom_window_agg aggregate.
+ *
+ * A bloomwindow datum is a varlena whose payload is the portable window
+ * format (src/core/FORMAT.md, "The bloomwindow format"), its checksum kept
+ * zero inside the database and filled in when the bytes leave, as for
+ * bloomfilter.  All logic lives in src/core/bf_window.c.
+ *
+ * Keys are hashed with the same canonical encoding and family rules as
+ * bloomfilter (bf_encode.c), so a key found in bloom_window_filter(w) is
+ * the same key bloom_window_contains(w, ...) finds.
+ */
+#include "bloomfilter.h"
+
+#include <math.h>
+
+#include "bf_window.h"
+
+#include "access/detoast.h"
+#include "access/htup_details.h"
+#include "funcapi.h"
+#include "libpq/pqformat.h"
+#include "utils/builtins.h"
+#include "utils/datetime.h"
+#include "utils/timestamp.h"
+
+PG_FUNCTION_INFO_V1(bloomwindow_in);
+PG_FUNCTION_INFO_V1(bloomwindow_out);
+PG_FUNCTION_INFO_V1(bloomwindow_recv);
+PG_FUNCTION_INFO_V1(bloomwindow_send);
+PG_FUNCTION_INFO_V1(bloomwindow_to_bytea);
+PG_FUNCTION_INFO_V1(bloomwindow_from_bytea);
+PG_FUNCTION_INFO_V1(bloomwindow_empty);
+PG_FUNCTION_INFO_V1(bloomwindow_add);
+PG_FUNCTION_INFO_V1(bloomwindow_contains);
+PG_FUNCTION_INFO_V1(bloomwindow_filter);
+PG_FUNCTION_INFO_V1(bloomwindow_info);
+PG_FUNCTION_INFO_V1(bloomwindow_params);
+PG_FUNCTION_INFO_V1(bloomwindow_agg_trans);
+PG_FUNCTION_INFO_V1(bloomwindow_agg_final);
+PG_FUNCTION_INFO_V1(bloomwindow_agg_combine);
+PG_FUNCTION_INFO_V1(bloomwindow_agg_serialize);
+PG_FUNCTION_INFO_V1(bloomwindow_agg_deserialize);
+
+/* ---- datums ---- */
+
+static struct varlena *
+window_alloc(MemoryContext cxt, uint64 len)
+{
+	struct varlena *w = MemoryContextAllocHuge(cxt, VARHDRSZ + len);
+
+	SET_VARSIZE(w, VARHDRSZ + len);
+	return w;
+}
+
+/*
+ * Decodes a datum that is already a bloomwindow.  The header is checked
+ * against the length, so a damaged page gives an ERROR, not a wild read
+ * (slot views take their geometry from this header: see bfw_slot_view).
+ */
+static void
+window_view(struct varlena *d, bfw_view *w)
+{
+	size_t		len = VARSIZE_ANY_EXHDR(d);
+
+	if (len < BFW_HEADER_SIZE)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("bloomwindow datum is damaged: %zu bytes", len)));
+	bfw_view_of((uint8 *) VARDATA_ANY(d), w);
+	if (bfw_check_geometry(w->layout, w->hashes, w->nbits, w->buckets,
+						   w->bucket_us) != BFW_OK ||
+		len != bfw_buffer_size(w->buckets, w->nbits))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("bloomwindow datum is damaged: its header does not match its %zu bytes", len)));
+}
+
+/* A detoasted argument, read-only (not packed: keeps the 8-byte alignment). */
+static struct varlena *
+window_getarg(FunctionCallInfo fcinfo, int n, bfw_view *w)
+{
+	struct varlena *d = PG_DETOAST_DATUM(PG_GETARG_DATUM(n));
+
+	window_view(d, w);
+	return d;
+}
+
+static struct varlena *
+window_getarg_copy(FunctionCallInfo fcinfo, int n, bfw_view *w)
+{
+	struct varlena *d = PG_DETOAST_DATUM_COPY(PG_GETARG_DATUM(n));
+
+	window_view(d, w);
+	return d;
+}
+
+static void
+report_invalid(bfw_status st, const bfw_error *err, const uint8 *data,
+			   size_t len, int sqlstate)
+{
+	switch (st)
+	{
+		case BFW_ERR_VERSION:
+			{
+				unsigned	version = bf_load_le16(data + BFW_OFF_VERSION);
+
+				ereport(ERROR,
+						(errcode(sqlstate),
+						 errmsg("invalid bloomwindow: %s", bfw_status_message(st)),
+						 errdetail("The window has format version %u; this build of bloomfilter reads version %d.",
+								   version, BFW_FORMAT_VERSION),
+						 version > BFW_FORMAT_VERSION ?
+						 errhint("The window was written by a newer bloomfilter; upgrade the extension on this server.") : 0));
+				break;
+			}
+		case BFW_ERR_TRUNCATED:
+			ereport(ERROR,
+					(errcode(sqlstate),
+					 errmsg("invalid bloomwindow: %s", bfw_status_message(st)),
+					 errdetail("A bloomwindow takes at least %d bytes; %zu bytes were given.",
+							   BFW_HEADER_SIZE, len)));
+			break;
+		case BFW_ERR_BUCKETS:
+			ereport(ERROR,
+					(errcode(sqlstate),
+					 errmsg("invalid bloomwindow: %s", bfw_status_message(st)),
+					 errdetail("The header gives %u buckets; a window has 1 to %d.",
+							   bf_load_le32(data + BFW_OFF_BUCKETS), BFW_MAX_BUCKETS)));
+			break;
+		case BFW_ERR_SIZE:
+			ereport(ERROR,
+					(errcode(sqlstate),
+					 errmsg("invalid bloomwindow: %s", bfw_status_message(st)),
+					 errdetail("The header gives %u buckets of " UINT64_FORMAT " bits, which take " UINT64_FORMAT " bytes, but %zu bytes were given.",
+							   bf_load_le32(data + BFW_OFF_BUCKETS),
+							   bf_load_le64(data + BFW_OFF_NBITS),
+							   bfw_buffer_size(bf_load_le32(data + BFW_OFF_BUCKETS),
+											   bf_load_le64(data + BFW_OFF_NBITS)),
+							   len)));
+			break;
+		case BFW_ERR_SLOT_FILTER:
+			ereport(ERROR,
+					(errcode(sqlstate),
+					 errmsg("invalid bloomwindow: %s", bfw_status_message(st)),
+					 errdetail("The filter of slot %d is invalid: %s.",
+							   err->slot, err->inner == BF_ERR_CHECKSUM ?
+							   "its checksum field is not zero (the window's checksum covers it)" :
+							   bf_status_message(err->inner))));
+			break;
+		default:
+			if (err->slot >= 0)
+				ereport(ERROR,
+						(errcode(sqlstate),
+						 errmsg("invalid bloomwindow: %s", bfw_status_message(st)),
+						 errdetail("The first such slot is slot %d.", err->slot)));
+			ereport(ERROR,
+					(errcode(sqlstate),
+					 errmsg("invalid bloomwindow: %s", bfw_status_message(st))));
+	}
+	pg_unreachable();
+}
+
+/* Validates untrusted bytes and returns a new datum holding them. */
+static struct varlena *
+window_from_bytes(const uint8 *data, size_t len, int sqlstate)
+{
+	bfw_error	err;
+	bfw_status	st = bfw_validate(data, len, &err);
+	struct varlena *w;
+
+	if (st != BFW_OK)
+		report_invalid(st, &err, data, len, sqlstate);
+	w = window_alloc(CurrentMemoryContext, len);
+	memcpy(VARDATA(w), data, len);
+	bfw_unseal((uint8 *) VARDATA(w));
+	return w;
+}
+
+/* A sealed copy of a datum's payload, for output. */
+static uint8 *
+sealed_copy(struct varlena *d, size_t *len)
+{
+	bfw_view	w;
+	uint8	   *buf;
+
+	window_view(d, &w);
+	*len = VARSIZE_ANY_EXHDR(d);
+	buf = palloc_extended(*len, MCXT_ALLOC_HUGE);
+	memcpy(buf, VARDATA_ANY(d), *len);
+	bfw_seal(buf, *len);
+	return buf;
+}
+
+/* ---- type I/O: as bloomfilter, base64 of the portable bytes ---- */
+
+Datum
+bloomwindow_in(PG_FUNCTION_ARGS)
+{
+	char	   *raw = PG_GETARG_CSTRING(0);
+	char	   *str = palloc(strlen(raw) + 1);
+	size_t		len = 0;
+	uint8	   *buf;
+	long long	n;
+
+	/* white space is skipped, as in bloomfilter's text form */
+	for (const char *p = raw; *p; p++)
+		if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
+			str[len++] = *p;
+	if (len > bf_base64_encoded_len(BF_MAX_TOTAL_BYTES))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("invalid input syntax for type %s: input is too long", "bloomwindow")));
+	buf = palloc_extended(bf_base64_decoded_max(len) + 1, MCXT_ALLOC_HUGE);
+	n = bf_base64_decode(str, len, buf);
+	if (n < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("invalid input syntax for type %s", "bloomwindow"),
+				 errdetail("A bloomwindow's text form is padded base64 of its portable bytes.")));
+	PG_RETURN_POINTER(window_from_bytes(buf, (size_t) n,
+										ERRCODE_INVALID_TEXT_REPRESENTATION));
+}
+
+Datum
+bloomwindow_out(PG_FUNCTION_ARGS)
+{
+	struct varlena *d = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
+	size_t		len;
+	uint8	   *buf = sealed_copy(d, &len);
+	size_t		outlen = bf_base64_encoded_len(len);
+	char	   *out = palloc_extended(outlen + 1, MCXT_ALLOC_HUGE);
+
+	bf_base64_encode(buf, len, out);
+	out[outlen] = '\0';
+	pfree(buf);
+	PG_RETURN_CSTRING(out);
+}
+
+Datum
+bloomwindow_recv(PG_FUNCTION_ARGS)
+{
+	StringInfo	msg = (StringInfo) PG_GETARG_POINTER(0);
+	struct varlena *w;
+
+	w = window_from_bytes((const uint8 *) msg->data + msg->cursor,
+						  (size_t) (msg->len - msg->cursor),
+						  ERRCODE_INVALID_BINARY_REPRESENTATION);
+	msg->cursor = msg->len;
+	PG_RETURN_POINTER(w);
+}
+
+Datum
+bloomwindow_send(PG_FUNCTION_ARGS)
+{
+	struct varlena *d = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
+	size_t		len;
+	uint8	   *buf = sealed_copy(d, &len);
+	StringInfoData out;
+
+	pq_begintypsend(&out);
+	pq_sendbytes(&out, (const char *) buf, len);
+	pfree(buf);
+	PG_RETURN_BYTEA_P(pq_endtypsend(&out));
+}
+
+Datum
+bloomwindow_to_bytea(PG_FUNCTION_ARGS)
+{
+	struct varlena *d = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
+	size_t		len = VARSIZE_ANY_EXHDR(d);
+	bfw_view	w;
+	bytea	   *out;
+
+	window_view(d, &w);
+	out = (bytea *) window_alloc(CurrentMemoryContext, len);
+	memcpy(VARDATA(out), VARDATA_ANY(d), len);
+	bfw_seal((uint8 *) VARDATA(out), len);
+	PG_RETURN_BYTEA_P(out);
+}
+
+Datum
+bloomwindow_from_bytea(PG_FUNCTION_ARGS)
+{
+	bytea	   *b = PG_GETARG_BYTEA_PP(0);
+
+	PG_RETURN_POINTER(window_from_bytes((const uint8 *) VARDATA_ANY(b),
+										VARSIZE_ANY_EXHDR(b),
+										ERRCODE_INVALID_BINARY_REPRESENTATION));
+}
+
+/* ---- arguments ---- */
+
+/*
+ * A window width in microseconds.  Months have no fixed length and are
+ * refused; a day counts as 24 hours (buckets are fixed spans of UTC time).
+ */
+static int64
+width_arg(const Interval *iv)
+{
+	int64		us;
+
+	if (iv->month != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bloomwindow width must not contain months or years"),
+				 errdetail("A month has no fixed length; a window's buckets are fixed spans of time."),
+				 errhint("Give the width in days, hours, minutes or seconds, for example '30 days'.")));
+	if (pg_mul_s64_overflow((int64) iv->day, USECS_PER_DAY, &us) ||
+		pg_add_s64_overflow(us, iv->time, &us))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("bloomwindow width is out of range")));
+	if (us <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bloomwindow width must be positive")));
+	return us;
+}
+
+/*
+ * The geometry of a window: G buckets of width/G, each sized so that a
+ * probe of all G at capacity keys each stays at rate fpr.  A probe is
+ * positive if any live bucket's is, so each bucket gets the rate
+ * 1 - (1 - fpr)^(1/G).
+ */
+static void
+window_geometry(int64 width_us, int32 buckets, int64 capacity, double fpr,
+				int layout, uint64 *nbits, int *hashes, int64 *bucket_us)
+{
+	double		bucket_fpr;
+	bfw_status	st;
+
+	if (buckets < 1 || buckets > BFW_MAX_BUCKETS)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bloomwindow buckets must be between 1 and %d, not %d",
+						BFW_MAX_BUCKETS, buckets)));
+	if (width_us % buckets != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bloomwindow width of " INT64_FORMAT " microseconds does not split into %d equal buckets",
+						width_us, buckets),
+				 errhint("Choose a number of buckets that divides the width: a bucket is a whole number of microseconds.")));
+	*bucket_us = width_us / buckets;
+	bloom_check_capacity(capacity);
+	bloom_check_fpr(fpr);
+	bucket_fpr = -expm1(log1p(-fpr) / buckets);
+	bloom_size_for(layout, capacity, bucket_fpr, nbits, hashes);
+	st = bfw_check_geometry(layout, *hashes, *nbits, buckets, *bucket_us);
+	if (st == BFW_ERR_TOO_LARGE)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("a bloomwindow of %d buckets for " INT64_FORMAT " keys each at rate %g would exceed the largest value",
+						buckets, capacity, fpr)));
+	if (st != BFW_OK)
+		elog(ERROR, "bloomwindow geometry refused: %s", bfw_status_message(st));
+}
+
+/* The bucket of a time argument; ERROR for infinite times. */
+static int64
+bucket_arg(const bfw_view *w, TimestampTz t)
+{
+	int64		b;
+
+	if (TIMESTAMP_NOT_FINITE(t))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("bloomwindow time must be finite")));
+	if (!bfw_bucket_of(w->bucket_us, t, &b))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+				 errmsg("bloomwindow time is out of range for buckets of " INT64_FORMAT " microseconds",
+						w->bucket_us)));
+	return b;
+}
+
+/* ---- constructor ---- */
+
+/*
+ * bloom_window_empty(width, buckets, capacity, fpr, layout, seed): an empty
+ * window of buckets buckets of width/buckets each, each sized for capacity
+ * keys.
+ */
+Datum
+bloomwindow_empty(PG_FUNCTION_ARGS)
+{
+	int64		width_us = width_arg(PG_GETARG_INTERVAL_P(0));
+	int32		buckets = PG_GETARG_INT32(1);
+	int64		capacity = PG_GETARG_INT64(2);
+	double		fpr = PG_GETARG_FLOAT8(3);
+	int			layout = bloom_layout_arg(PG_GETARG_TEXT_PP(4));
+	int64		seed = PG_GETARG_INT64(5);
+	uint64		nbits;
+	int			hashes;
+	int64		bucket_us;
+	struct varlena *w;
+
+	window_geometry(width_us, buckets, capacity, fpr, layout, &nbits, &hashes, &bucket_us);
+	w = window_alloc(CurrentMemoryContext, bfw_buffer_size(buckets, nbits));
+	bfw_init((uint8 *) VARDATA(w), layout, hashes, (uint64) seed, nbits, buckets, bucket_us);
+	PG_RETURN_POINTER(w);
+}
+
+/* ---- add ---- */
+
+static BloomKeyType *
+key_type_cached(FunctionCallInfo fcinfo, int argno)
+{
+	BloomKeyType *kt = (BloomKeyType *) fcinfo->flinfo->fn_extra;
+
+	if (kt == NULL)
+	{
+		kt = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BloomKeyType));
+		bloom_key_type_for_arg(kt, fcinfo, argno);
+		fcinfo->flinfo->fn_extra = kt;
+	}
+	return kt;
+}
+
+/* The window's family as a filter view, for the shared family rules. */
+static void
+window_family_view(const bfw_view *w, bf_view *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->family = w->family;
+	v->type_tag = w->type_tag;
+}
+
+/* Adopts or checks the family of keys of type kt; ERROR on a mismatch. */
+static void
+window_adopt_family(bfw_view *w, const BloomKeyType *kt)
+{
+	bf_view		fv;
+
+	window_family_view(w, &fv);
+	bloom_adopt_family(&fv, kt);
+	w->family = fv.family;
+	w->type_tag = fv.type_tag;
+	bfw_store_header(w);
+}
+
+/*
+ * bloom_window_add(w, key, at): a copy of w with key added to the bucket of
+ * at.  A key older than every bucket the window keeps is dropped.  A NULL
+ * key or time leaves the window as it is; a NULL window stays NULL.
+ */
+Datum
+bloomwindow_add(PG_FUNCTION_ARGS)
+{
+	BloomKeyType *kt;
+	struct varlena *d;
+	bfw_view	w;
+	int64		b;
+	int64		newest;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+
+	kt = key_type_cached(fcinfo, 1);
+	d = window_getarg_copy(fcinfo, 0, &w);
+	b = bucket_arg(&w, PG_GETARG_TIMESTAMPTZ(2));
+	window_adopt_family(&w, kt);
+	newest = bfw_newest(&w);
+	(void) bfw_add_hash(&w, b, &newest, bloom_hash_fast(kt, PG_GETARG_DATUM(1), w.seed));
+	PG_RETURN_POINTER(d);
+}
+
+/* ---- probe ---- */
+
+/*
+ * Per-call-site state of bloom_window_contains: the key type, and the
+ * window last seen when it came from TOAST (its value id) or compressed
+ * in the row (its compressed bytes), so that a window probed row after row
+ * is decompressed once.  Windows inline and uncompressed are read in place.
+ */
+typedef struct BloomWindowProbeCache
+{
+	BloomKeyType key;
+	Oid			toastrelid;
+	Oid			valueid;		/* InvalidOid: no TOAST window kept */
+	struct varlena *compressed; /* or the compressed bytes of the window kept */
+	struct varlena *window;		/* the kept window, detoasted */
+} BloomWindowProbeCache;
+
+static void
+probe_cache_reset(BloomWindowProbeCache *c)
+{
+	if (c->window)
+		pfree(c->window);
+	if (c->compressed)
+		pfree(c->compressed);
+	c->window = c->compressed = NULL;
+	c->valueid = InvalidOid;
+}
+
+/* A window detoasted into the call site's memory, to be kept. */
+static struct varlena *
+kept_detoast(FunctionCallInfo fcinfo, Datum datum)
+{
+	MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+	struct varlena *f = PG_DETOAST_DATUM(datum);
+
+	MemoryContextSwitchTo(old);
+	return f;
+}
+
+static struct varlena *
+probe_window(FunctionCallInfo fcinfo, BloomWindowProbeCache *c, Datum datum)
+{
+	struct varlena *raw = (struct varlena *) DatumGetPointer(datum);
+
+	if (VARATT_IS_EXTERNAL_ONDISK(raw))
+	{
+		struct varatt_external ext;
+
+		VARATT_EXTERNAL_GET_POINTER(ext, raw);
+		if (c->window != NULL && c->compressed == NULL &&
+			ext.va_valueid == c->valueid && ext.va_toastrelid == c->toastrelid)
+			return c->window;
+		probe_cache_reset(c);
+		c->window = kept_detoast(fcinfo, datum);
+		c->toastrelid = ext.va_toastrelid;
+		c->valueid = ext.va_valueid;
+		return c->window;
+	}
+	if (VARATT_IS_COMPRESSED(raw))
+	{
+		if (c->window != NULL && c->compressed != NULL &&
+			VARSIZE(raw) == VARSIZE(c->compressed) &&
+			memcmp(raw, c->compressed, VARSIZE(raw)) == 0)
+			return c->window;
+		probe_cache_reset(c);
+		c->window = kept_detoast(fcinfo, datum);
+		c->compressed = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, VARSIZE(raw));
+		memcpy(c->compressed, raw, VARSIZE(raw));
+		c->valueid = InvalidOid;
+		return c->window;
+	}
+	return PG_DETOAST_DATUM(datum);
+}
+
+/*
+ * bloom_window_contains(w, key, at): may key have been added to a bucket
+ * of the window ending at at, that is one of the G buckets up to and
+ * including the bucket of at?
+ */
+Datum
+bloomwindow_contains(PG_FUNCTION_ARGS)
+{
+	BloomWindowProbeCache *c = (BloomWindowProbeCache *) fcinfo->flinfo->fn_extra;
+	struct varlena *d;
+	bfw_view	w;
+	bf_view		fv;
+	int64		b;
+
+	if (c == NULL)
+	{
+		c = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BloomWindowProbeCache));
+		bloom_key_type_for_arg(&c->key, fcinfo, 1);
+		fcinfo->flinfo->fn_extra = c;
+	}
+	d = probe_window(fcinfo, c, PG_GETARG_DATUM(0));
+	window_view(d, &w);
+	window_family_view(&w, &fv);
+	if (!bloom_check_family(&fv, &c->key))
+		PG_RETURN_BOOL(false);	/* no key was ever added */
+	b = bucket_arg(&w, PG_GETARG_TIMESTAMPTZ(2));
+	PG_RETURN_BOOL(bfw_probe_hash(&w, b, bloom_hash_fast(&c->key, PG_GETARG_DATUM(1), w.seed)));
+}
+
+/*
+ * bloom_window_filter(w, at): the union of the buckets live at at, as a
+ * bloomfilter of the buckets' geometry and the window's key family.
+ */
+Datum
+bloomwindow_filter(PG_FUNCTION_ARGS)
+{
+	bfw_view	w;
+	bf_view		v;
+	struct varlena *f;
+
+	window_getarg(fcinfo, 0, &w);
+	f = bloomfilter_alloc(w.nbits);
+	bf_init((uint8 *) VARDATA(f), w.layout, w.hashes, w.seed, w.nbits);
+	bf_view_of((uint8 *) VARDATA(f), &v);
+	v.added = bfw_union_live(&w, bucket_arg(&w, PG_GETARG_TIMESTAMPTZ(1)), &v);
+	v.family = w.family;
+	v.type_tag = w.type_tag;
+	bf_store_header((uint8 *) VARDATA(f), &v);
+	PG_RETURN_POINTER(f);
+}
+
+/* ---- inspection ---- */
+
+/* A bucket boundary as a timestamptz, or NULL past PostgreSQL's range. */
+static bool
+boundary(int64 us, Datum *out)
+{
+	if (!IS_VALID_TIMESTAMP(us))
+		return false;
+	*out = TimestampTzGetDatum(us);
+	return true;
+}
+
+/*
+ * bloom_window_info(w, at): one row per slot, in ring order: the bucket it
+ * holds (start and end, NULL for an empty slot), its adds, bits set and
+ * estimates, and whether it is live at at.
+ */
+Datum
+bloomwindow_info(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	bfw_view	w;
+	int64		at;
+
+	InitMaterializedSRF(fcinfo, 0);
+	window_getarg(fcinfo, 0, &w);
+	at = bucket_arg(&w, PG_GETARG_TIMESTAMPTZ(1));
+	for (uint32 i = 0; i < w.buckets; i++)
+	{
+		Datum		values[8];
+		bool		nulls[8] = {0};
+		int64		b = bfw_slot_bucket(&w, i);
+		bf_view		v;
+		uint64		set;
+
+		bfw_slot_view(&w, i, &v);
+		set = bf_popcount(&v);
+		values[0] = Int32GetDatum((int32) i);
+		if (b == BFW_EMPTY)
+			nulls[1] = nulls[2] = true;
+		else
+		{
+			nulls[1] = !boundary(b * w.bucket_us, &values[1]);
+			nulls[2] = !boundary((b + 1) * w.bucket_us, &values[2]);
+		}
+		values[3] = Int64GetDatum(v.added > (uint64) PG_INT64_MAX ? PG_INT64_MAX : (int64) v.added);
+		values[4] = Int64GetDatum((int64) set);
+		values[5] = Float8GetDatum(bf_est_cardinality(&v));
+		values[6] = Float8GetDatum(bf_est_fpr(&v));
+		values[7] = BoolGetDatum(bfw_in_range(b, at, w.buckets));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+/* An interval of us microseconds (whole days kept as hours, as given). */
+static Datum
+interval_of(int64 us)
+{
+	Interval   *iv = palloc0(sizeof(Interval));
+
+	iv->time = us;
+	return DirectFunctionCall1(interval_justify_hours, IntervalPGetDatum(iv));
+}
+
+/* bloom_window_params(w): the window's geometry, one row. */
+Datum
+bloomwindow_params(PG_FUNCTION_ARGS)
+{
+	bfw_view	w;
+	struct varlena *d = window_getarg(fcinfo, 0, &w);
+	TupleDesc	tupdesc;
+	Datum		values[10];
+	bool		nulls[10] = {0};
+	int64		newest;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	tupdesc = BlessTupleDesc(tupdesc);
+	newest = bfw_newest(&w);
+
+	values[0] = interval_of(w.width_us);
+	values[1] = interval_of(w.bucket_us);
+	values[2] = Int32GetDatum((int32) w.buckets);
+	values[3] = CStringGetTextDatum(bf_layout_name(w.layout));
+	values[4] = Int64GetDatum((int64) w.nbits);
+	values[5] = Int32GetDatum(w.hashes);
+	values[6] = Int64GetDatum((int64) w.seed);
+	values[7] = CStringGetTextDatum(bloom_family_display(w.family, w.type_tag));
+	values[8] = Int64GetDatum((int64) VARSIZE_ANY_EXHDR(d));
+	if (newest == BFW_EMPTY)
+		nulls[9] = true;
+	else
+		nulls[9] = !boundary((newest + 1) * w.bucket_us, &values[9]);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+/* ---- bloom_window_agg ---- */
+
+/*
+ * The state is the window itself, updated in place, with its newest bucket
+ * kept so that a row costs no scan of the ring.  The kept buckets depend
+ * only on the multiset of (key, at) rows (see bf_window.h), and merging
+ * two states is adding one's keys to the other, so every plan gives the
+ * same bytes.
+ */
+typedef struct BloomWindowState
+{
+	struct varlena *win;		/* in the aggregate context */
+	bfw_view	w;
+	int64		newest;
+} BloomWindowState;
+
+static MemoryContext
+agg_context(FunctionCallInfo fcinfo, const char *fname)
+{
+	MemoryContext aggctx;
+
+	if (!AggCheckCallContext(fcinfo, &aggctx))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s called in non-aggregate context", fname)));
+	return aggctx;
+}
+
+/* A state owning a copy of window bytes (trusted), in cxt. */
+static BloomWindowState *
+state_from(MemoryContext cxt, const uint8 *data, size_t len)
+{
+	BloomWindowState *st = MemoryContextAllocZero(cxt, sizeof(BloomWindowState));
+
+	st->win = window_alloc(cxt, len);
+	memcpy(VARDATA(st->win), data, len);
+	bfw_view_of((uint8 *) VARDATA(st->win), &st->w);
+	st->newest = bfw_newest(&st->w);
+	return st;
+}
+
+/*
+ * bloom_window_agg(key, at, width [, buckets, capacity, fpr]) transition:
+ * the window is made on the first row; rows with a NULL key or time are
+ * skipped, and keys too old for the ring are dropped, as by
+ * bloom_window_add.
+ */
+Datum
+bloomwindow_agg_trans(PG_FUNCTION_ARGS)
+{
+	BloomWindowState *st = PG_ARGISNULL(0) ? NULL : (BloomWindowState *) PG_GETARG_POINTER(0);
+	BloomKeyType *kt = key_type_cached(fcinfo, 1);
+
+	if (st == NULL)
+	{
+		MemoryContext aggctx = agg_context(fcinfo, "bloomwindow_agg_trans");
+		bool		full = PG_NARGS() >= 7;
+		int32		buckets = 6;
+		int64		capacity = 100000;
+		double		fpr = 0.01;
+		int64		width_us;
+		int64		bucket_us;
+		uint64		nbits;
+		int			hashes;
+
+		for (int i = 3; i < PG_NARGS(); i++)
+			if (PG_ARGISNULL(i))
+				ereport(ERROR,
+						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+						 errmsg("bloom_window_agg width, buckets, capacity and false-positive rate must not be null")));
+		width_us = width_arg(PG_GETARG_INTERVAL_P(3));
+		if (full)
+		{
+			buckets = PG_GETARG_INT32(4);
+			capacity = PG_GETARG_INT64(5);
+			fpr = PG_GETARG_FLOAT8(6);
+		}
+		window_geometry(width_us, buckets, capacity, fpr, BF_LAYOUT_BLOCKED,
+						&nbits, &hashes, &bucket_us);
+		st = MemoryContextAllocZero(aggctx, sizeof(BloomWindowState));
+		st->win = window_alloc(aggctx, bfw_buffer_size(buckets, nbits));
+		bfw_init((uint8 *) VARDATA(st->win), BF_LAYOUT_BLOCKED, hashes, 0, nbits,
+				 buckets, bucket_us);
+		bfw_view_of((uint8 *) VARDATA(st->win), &st->w);
+		st->newest = BFW_EMPTY;
+	}
+	if (!PG_ARGISNULL(1) && !PG_ARGISNULL(2))
+	{
+		int64		b = bucket_arg(&st->w, PG_GETARG_TIMESTAMPTZ(2));
+
+		if (unlikely(st->w.family == BF_FAMILY_NONE))
+			window_adopt_family(&st->w, kt);
+		(void) bfw_add_hash(&st->w, b, &st->newest,
+							bloom_hash_fast(kt, PG_GETARG_DATUM(1), st->w.seed));
+	}
+	PG_RETURN_POINTER(st);
+}
+
+Datum
+bloomwindow_agg_final(PG_FUNCTION_ARGS)
+{
+	BloomWindowState *st;
+	struct varlena *out;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	st = (BloomWindowState *) PG_GETARG_POINTER(0);
+	/* copied: the state may go on changing (window aggregates) */
+	out = window_alloc(CurrentMemoryContext, VARSIZE(st->win) - VARHDRSZ);
+	memcpy(out, st->win, VARSIZE(st->win));
+	PG_RETURN_POINTER(out);
+}
+
+Datum
+bloomwindow_agg_combine(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggctx = agg_context(fcinfo, "bloomwindow_agg_combine");
+	BloomWindowState *s1 = PG_ARGISNULL(0) ? NULL : (BloomWindowState *) PG_GETARG_POINTER(0);
+	BloomWindowState *s2 = PG_ARGISNULL(1) ? NULL : (BloomWindowState *) PG_GETARG_POINTER(1);
+
+	if (s2 == NULL)
+	{
+		if (s1 == NULL)
+			PG_RETURN_NULL();
+		PG_RETURN_POINTER(s1);
+	}
+	if (s1 == NULL)
+		PG_RETURN_POINTER(state_from(aggctx, (uint8 *) VARDATA(s2->win),
+									 VARSIZE(s2->win) - VARHDRSZ));
+	if (!bfw_same_geometry(&s1->w, &s2->w))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cannot combine bloom_window_agg states of different geometries"),
+				 errdetail("Every row of one aggregate must give the same width, buckets, capacity and false-positive rate.")));
+	if (s1->w.family != BF_FAMILY_NONE && s2->w.family != BF_FAMILY_NONE &&
+		(s1->w.family != s2->w.family || s1->w.type_tag != s2->w.type_tag))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("cannot combine bloom_window_agg states holding keys of different families")));
+	bfw_merge(&s1->w, &s2->w);
+	s1->newest = bfw_newest(&s1->w);
+	PG_RETURN_POINTER(s1);
+}
+
+/* The state's window bytes, sealed: deserialize validates them. */
+Datum
+bloomwindow_agg_serialize(PG_FUNCTION_ARGS)
+{
+	BloomWindowState *st = (BloomWindowState *) PG_GETARG_POINTER(0);
+	size_t		len = VARSIZE(st->win) - VARHDRSZ;
+	bytea	   *out = (bytea *) window_alloc(CurrentMemoryContext, len);
+
+	memcpy(VARDATA(out), VARDATA(st->win), len);
+	bfw_seal((uint8 *) VARDATA(out), len);
+	PG_RETURN_BYTEA_P(out);
+}
+
+Datum
+bloomwindow_agg_deserialize(PG_FUNCTION_ARGS)
+{
+	bytea	   *b = PG_GETARG_BYTEA_PP(0);
+	const uint8 *data = (const uint8 *) VARDATA_ANY(b);
+	size_t		len = VARSIZE_ANY_EXHDR(b);
+	bfw_error	err;
+	bfw_status	st = bfw_validate(data, len, &err);
+	BloomWindowState *s;
+
+	if (st != BFW_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("invalid serialized bloom_window_agg state: %s", bfw_status_message(st))));
+	s = state_from(CurrentMemoryContext, data, len);
+	bfw_unseal((uint8 *) VARDATA(s->win));
+	PG_RETURN_POINTER(s);
+}
