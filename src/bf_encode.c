@@ -364,7 +364,7 @@ family_mismatch(const bf_view *v, const BloomKeyType *kt)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_DATATYPE_MISMATCH),
-			 errmsg("bloomfilter holds keys of family \"%s\", not \"%s\"",
+			 errmsg("the filter holds keys of family \"%s\", not \"%s\"",
 					bloom_family_display(v->family, v->type_tag),
 					bloom_family_display(kt->family, kt->type_tag)),
 			 errdetail("Values of type %s hash as family \"%s\"; a filter answers only for keys of the family it was built from.",
