@@ -88,6 +88,12 @@ layout_arg(text *t)
 	return layout;
 }
 
+int
+bloom_layout_arg(text *t)
+{
+	return layout_arg(t);
+}
+
 static struct varlena *
 make_empty(int layout, int hashes, uint64 seed, uint64 nbits)
 {

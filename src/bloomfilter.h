@@ -56,11 +56,19 @@ extern struct varlena *bloomfilter_getarg_copy(FunctionCallInfo fcinfo, int n,
 extern struct varlena *bloomfilter_getarg(FunctionCallInfo fcinfo, int n,
 										  bf_view *v);
 
+/* ---- bf_agg.c ---- */
+
+/* bloom_agg(x)'s transition at a given rate (for sbloom_agg). */
+extern Datum bloom_auto_agg_trans_at(FunctionCallInfo fcinfo, double fpr);
+
 /* ---- bf_ops.c ---- */
 
 /* ERRORs for arguments out of range, shared by constructors and aggregates */
 extern void bloom_check_capacity(int64 capacity);
 extern void bloom_check_fpr(double fpr);
+
+/* A layout name argument ('classic', 'blocked'); ERROR if unknown. */
+extern int	bloom_layout_arg(text *t);
 
 /* bf_size_for with its arguments checked; ERROR if no filter fits. */
 extern void bloom_size_for(int layout, int64 capacity, double fpr,

@@ -106,8 +106,27 @@ any_bit_set(const uint8_t *bits, size_t nbytes)
  * (is this a filter at all?) to the costliest (the checksum over the
  * whole array), and nothing is read before its presence is established.
  */
+static bf_status validate(const uint8_t *buf, size_t len, bool sealed);
+
 bf_status
 bf_validate(const uint8_t *buf, size_t len)
+{
+	return validate(buf, len, true);
+}
+
+/*
+ * A filter stored inside another container (a scalablebloom entry) keeps
+ * its checksum field zero, even in transit: the container's checksum
+ * covers its bytes.  Every other check is the same.
+ */
+bf_status
+bf_validate_embedded(const uint8_t *buf, size_t len)
+{
+	return validate(buf, len, false);
+}
+
+static bf_status
+validate(const uint8_t *buf, size_t len, bool sealed)
 {
 	uint64_t	nbits;
 	int			layout;
@@ -146,7 +165,8 @@ bf_validate(const uint8_t *buf, size_t len)
 		bf_load_le32(buf + BF_OFF_RESERVED) != 0)
 		return BF_ERR_RESERVED;
 
-	if (bf_load_le64(buf + BF_OFF_CHECKSUM) != bf_checksum(buf, len))
+	if (sealed ? bf_load_le64(buf + BF_OFF_CHECKSUM) != bf_checksum(buf, len)
+		: bf_load_le64(buf + BF_OFF_CHECKSUM) != 0)
 		return BF_ERR_CHECKSUM;
 
 	/*
