@@ -22,7 +22,8 @@ SELECT string_agg(p.proname, ', ' ORDER BY p.proname) FILTER (WHERE p.provolatil
        count(*) FILTER (WHERE p.proparallel <> 's') AS not_parallel_safe,
        string_agg(p.proname, ', ' ORDER BY p.proname) FILTER (WHERE NOT p.proisstrict
            AND p.proname NOT LIKE 'bloom%agg%' AND p.proname NOT LIKE 'bloom_add%'
-           AND p.proname NOT LIKE 'bloomfilter_%agg%' AND p.proname <> 'gbloom_options') AS unexpected_non_strict
+           AND p.proname NOT LIKE 'bloomfilter_%agg%' AND p.proname <> 'gbloom_options'
+           AND p.proname <> 'sbloom_agg' AND p.proname NOT LIKE 'scalablebloom_%agg%') AS unexpected_non_strict
 FROM pg_proc p
 JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'bloomfilter';

@@ -488,11 +488,11 @@ CREATE CAST (@extschema@.scalablebloom AS bytea)
 CREATE CAST (bytea AS @extschema@.scalablebloom)
 	WITH FUNCTION @extschema@.scalablebloom_from_bytea(bytea);
 
--- a bloomfilter becomes the first sub-filter; STABLE: the target rate is
--- bloomfilter.default_fpr
+-- a bloomfilter becomes the first sub-filter of a container with
+-- sbloom_empty's defaults (target 0.01, growth 2, tightening 0.85)
 CREATE FUNCTION @extschema@.scalablebloom_from_bloomfilter(@extschema@.bloomfilter)
 	RETURNS @extschema@.scalablebloom
-	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE CAST (@extschema@.bloomfilter AS @extschema@.scalablebloom)
 	WITH FUNCTION @extschema@.scalablebloom_from_bloomfilter(@extschema@.bloomfilter);
 

@@ -435,14 +435,17 @@ wrap_filter(const bf_view *v, double fpr, int growth, double r)
 	return d;
 }
 
-/* bloomfilter::scalablebloom, with the defaults of sbloom_agg */
+/*
+ * bloomfilter::scalablebloom, with sbloom_empty's defaults (fixed, not the
+ * GUC, so that the cast is immutable)
+ */
 Datum
 scalablebloom_from_bloomfilter(PG_FUNCTION_ARGS)
 {
 	bf_view		v;
 
 	bloomfilter_getarg(fcinfo, 0, &v);
-	PG_RETURN_POINTER(wrap_filter(&v, bloomfilter_default_fpr,
+	PG_RETURN_POINTER(wrap_filter(&v, BFS_DEFAULT_FPR,
 								  BFS_DEFAULT_GROWTH, BFS_DEFAULT_TIGHTENING));
 }
 
@@ -455,8 +458,8 @@ report_cannot_grow(bfs_grow g, const Sbloom *s)
 
 	ereport(ERROR,
 			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-			 errmsg("scalablebloom cannot grow past %u sub-filters holding " UINT64_FORMAT " keys",
-					s->h.nfilters, s->h.added),
+			 errmsg("scalablebloom cannot grow beyond level %u (it holds " UINT64_FORMAT " keys)",
+					last->level, s->h.added),
 			 errdetail("%s",
 					   g == BFS_GROW_LEVEL ? psprintf("Its last sub-filter is at level %u; a scalablebloom has at most %d levels and %d sub-filters.",
 													  last->level, BFS_MAX_LEVEL + 1, BFS_MAX_FILTERS) :
@@ -500,9 +503,11 @@ sbloom_add_hash(Sbloom *s, uint64 h)
 {
 	bfs_entry  *last;
 
-	s->h.added = bloom_add_saturating(s->h.added, 1);
 	if (bfs_probe_hash(s->e, s->h.nfilters, h))
+	{
+		s->h.added = bloom_add_saturating(s->h.added, 1);
 		return;
+	}
 	last = &s->e[s->h.nfilters - 1];
 	if (last->v.added >= last->capacity)
 	{
@@ -510,6 +515,7 @@ sbloom_add_hash(Sbloom *s, uint64 h)
 		sbloom_grow(s);
 		last = &s->e[s->h.nfilters - 1];
 	}
+	s->h.added = bloom_add_saturating(s->h.added, 1);
 	bf_insert_hash(&last->v, h);
 	last->v.family = s->h.family;
 	last->v.type_tag = s->h.type_tag;

@@ -66,6 +66,7 @@
 #define BFS_MAX_CAPACITY	(UINT64_C(1) << 40)
 
 /* Defaults of the SQL constructor (see the README for the measurements) */
+#define BFS_DEFAULT_FPR			0.01
 #define BFS_DEFAULT_GROWTH		2
 #define BFS_DEFAULT_TIGHTENING	0.85
 
