@@ -41,6 +41,7 @@ ns=${BENCH_NS:-10000 100000 1000000}
 probes=${BENCH_PROBES:-1000000}
 
 psql_run -v probes="$probes" <<'SQL'
+SET client_min_messages = warning;
 CREATE EXTENSION bloomfilter;
 SET jit = off;
 SET max_parallel_workers_per_gather = 0;
@@ -81,6 +82,7 @@ SQL
 
 for n in $ns; do
 	psql_run -v n="$n" -v probes="$probes" <<'SQL'
+\o /dev/null
 SET jit = off;
 SET max_parallel_workers_per_gather = 0;
 SELECT bench('scalable s=2 r=0.85 (default)', :n, 'bloom_add_all(sbloom_empty(1000), array_agg(k))', :probes);
