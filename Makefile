@@ -11,16 +11,17 @@ EXTVERSION = 1.0
 MODULE_big = bloomfilter
 CORE_SRCS = src/core/bf_format.c src/core/bf_combine.c src/core/bf_estimate.c \
 	src/core/bf_sizing.c src/core/bf_base64.c src/core/bf_hashes.c \
-	src/core/bf_counting.c src/core/bf_window.c
+	src/core/bf_counting.c src/core/bf_window.c src/core/bf_scalable.c
 GLUE_SRCS = src/bf_guc.c src/bf_io.c src/bf_encode.c src/bf_ops.c src/bf_agg.c \
-	src/bf_gist.c src/bf_planner.c src/bf_counting.c src/bf_window.c
+	src/bf_gist.c src/bf_planner.c src/bf_counting.c src/bf_window.c src/bf_scalable.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
 DATA = sql/bloomfilter--1.0.sql
 
 REGRESS = bloom_basics bloom_families bloom_combine bloom_estimates \
 	bloom_sizing bloom_fpr bloom_io bloom_errors bloom_agg \
-	bloom_gist bloom_planner bloom_security bloom_counting bloom_window
+	bloom_gist bloom_planner bloom_security bloom_counting bloom_window \
+	bloom_scalable
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CONFIG ?= pg_config
@@ -34,15 +35,16 @@ PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 # every object depends on the headers (PGXS tracks only the .c files)
-$(OBJS): src/core/bf_core.h src/core/bf_counting.h src/core/bf_window.h src/bloomfilter.h
+CORE_HDRS = src/core/bf_core.h src/core/bf_counting.h src/core/bf_window.h \
+	src/core/bf_scalable.h
+$(OBJS): $(CORE_HDRS) src/bloomfilter.h
 
 # ---- the core on its own ----
 CORE_CC ?= gcc
 CORE_CFLAGS = -std=c11 -O1 -g -Wall -Wextra -Werror -Isrc/core \
 	-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-test/core/test_core: test/core/test_core.c $(CORE_SRCS) src/core/bf_core.h src/core/bf_counting.h \
-		src/core/bf_window.h
+test/core/test_core: test/core/test_core.c $(CORE_SRCS) $(CORE_HDRS)
 	$(CORE_CC) $(CORE_CFLAGS) -o $@ test/core/test_core.c $(CORE_SRCS) -lm
 
 .PHONY: check-core

@@ -24,9 +24,10 @@ SELECT string_agg(p.proname, ', ' ORDER BY p.proname) FILTER (WHERE p.provolatil
        string_agg(p.proname, ', ' ORDER BY p.proname) FILTER (WHERE NOT p.proisstrict
            AND p.proname NOT LIKE 'bloom%agg%' AND p.proname NOT LIKE 'bloom_add%'
            AND p.proname NOT LIKE 'bloomfilter_%agg%' AND p.proname <> 'gbloom_options'
-           AND p.proname NOT IN ('cbloom_add', 'cbloom_remove', 'cbloom_agg', 'bloom_window_add')
+           AND p.proname NOT IN ('cbloom_add', 'cbloom_remove', 'cbloom_agg', 'bloom_window_add', 'sbloom_agg')
            AND p.proname NOT LIKE 'countingbloom_%agg%'
-           AND p.proname NOT LIKE 'bloomwindow_%agg%') AS unexpected_non_strict
+           AND p.proname NOT LIKE 'bloomwindow_%agg%'
+           AND p.proname NOT LIKE 'scalablebloom_%agg%') AS unexpected_non_strict
 FROM pg_proc p
 JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'bloomfilter';

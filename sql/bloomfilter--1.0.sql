@@ -771,3 +771,202 @@ CREATE AGGREGATE @extschema@.bloom_window_agg(key anyelement, at timestamptz,
 	DESERIALFUNC = @extschema@.bloomwindow_agg_deserialize,
 	PARALLEL = SAFE
 );
+
+-- =====================================================================
+-- Scalable Bloom filters (Almeida et al.): the scalablebloom type
+-- =====================================================================
+
+CREATE TYPE @extschema@.scalablebloom;
+
+CREATE FUNCTION @extschema@.scalablebloom_in(cstring) RETURNS @extschema@.scalablebloom
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.scalablebloom_out(@extschema@.scalablebloom) RETURNS cstring
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.scalablebloom_recv(internal) RETURNS @extschema@.scalablebloom
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.scalablebloom_send(@extschema@.scalablebloom) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE TYPE @extschema@.scalablebloom (
+	INPUT = @extschema@.scalablebloom_in,
+	OUTPUT = @extschema@.scalablebloom_out,
+	RECEIVE = @extschema@.scalablebloom_recv,
+	SEND = @extschema@.scalablebloom_send,
+	INTERNALLENGTH = VARIABLE,
+	ALIGNMENT = int4,
+	STORAGE = extended
+);
+
+COMMENT ON TYPE @extschema@.scalablebloom IS 'Scalable Bloom filter: grows by adding sub-filters so that its false-positive rate stays under a target';
+
+CREATE FUNCTION @extschema@.scalablebloom_to_bytea(@extschema@.scalablebloom) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.scalablebloom_from_bytea(bytea) RETURNS @extschema@.scalablebloom
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE CAST (@extschema@.scalablebloom AS bytea)
+	WITH FUNCTION @extschema@.scalablebloom_to_bytea(@extschema@.scalablebloom);
+CREATE CAST (bytea AS @extschema@.scalablebloom)
+	WITH FUNCTION @extschema@.scalablebloom_from_bytea(bytea);
+
+-- a bloomfilter becomes the first sub-filter of a container with
+-- sbloom_empty's defaults (target 0.01, growth 2, tightening 0.85)
+CREATE FUNCTION @extschema@.scalablebloom_from_bloomfilter(@extschema@.bloomfilter)
+	RETURNS @extschema@.scalablebloom
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE CAST (@extschema@.bloomfilter AS @extschema@.scalablebloom)
+	WITH FUNCTION @extschema@.scalablebloom_from_bloomfilter(@extschema@.bloomfilter);
+
+CREATE FUNCTION @extschema@.sbloom_empty(initial_capacity bigint DEFAULT 1000,
+		fpr float8 DEFAULT 0.01, growth int DEFAULT 2, tightening float8 DEFAULT 0.85,
+		layout text DEFAULT 'blocked', seed bigint DEFAULT 0)
+	RETURNS @extschema@.scalablebloom
+	AS 'MODULE_PATHNAME', 'scalablebloom_empty' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- not STRICT: a NULL element leaves the filter as it is
+CREATE FUNCTION @extschema@.bloom_add(@extschema@.scalablebloom, anyelement)
+	RETURNS @extschema@.scalablebloom
+	AS 'MODULE_PATHNAME', 'scalablebloom_add' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_add(@extschema@.scalablebloom, text)
+	RETURNS @extschema@.scalablebloom
+	AS 'MODULE_PATHNAME', 'scalablebloom_add' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_add_all(@extschema@.scalablebloom, anyarray)
+	RETURNS @extschema@.scalablebloom
+	AS 'MODULE_PATHNAME', 'scalablebloom_add_all' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+CREATE FUNCTION @extschema@.bloom_contains(@extschema@.scalablebloom, anyelement)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'scalablebloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_contains(@extschema@.scalablebloom, text)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'scalablebloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_contained_in(anyelement, @extschema@.scalablebloom)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'scalablebloom_contained_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_contained_in(text, @extschema@.scalablebloom)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'scalablebloom_contained_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE OPERATOR @extschema@.+ (
+	LEFTARG = @extschema@.scalablebloom,
+	RIGHTARG = text,
+	FUNCTION = @extschema@.bloom_add
+);
+CREATE OPERATOR @extschema@.+ (
+	LEFTARG = @extschema@.scalablebloom,
+	RIGHTARG = anyelement,
+	FUNCTION = @extschema@.bloom_add
+);
+CREATE OPERATOR @extschema@.@> (
+	LEFTARG = @extschema@.scalablebloom,
+	RIGHTARG = text,
+	FUNCTION = @extschema@.bloom_contains,
+	COMMUTATOR = OPERATOR(@extschema@.<@),
+	RESTRICT = pg_catalog.contsel,
+	JOIN = pg_catalog.contjoinsel
+);
+CREATE OPERATOR @extschema@.<@ (
+	LEFTARG = text,
+	RIGHTARG = @extschema@.scalablebloom,
+	FUNCTION = @extschema@.bloom_contained_in,
+	COMMUTATOR = OPERATOR(@extschema@.@>),
+	RESTRICT = pg_catalog.contsel,
+	JOIN = pg_catalog.contjoinsel
+);
+CREATE OPERATOR @extschema@.@> (
+	LEFTARG = @extschema@.scalablebloom,
+	RIGHTARG = anyelement,
+	FUNCTION = @extschema@.bloom_contains,
+	COMMUTATOR = OPERATOR(@extschema@.<@),
+	RESTRICT = pg_catalog.contsel,
+	JOIN = pg_catalog.contjoinsel
+);
+CREATE OPERATOR @extschema@.<@ (
+	LEFTARG = anyelement,
+	RIGHTARG = @extschema@.scalablebloom,
+	FUNCTION = @extschema@.bloom_contained_in,
+	COMMUTATOR = OPERATOR(@extschema@.@>),
+	RESTRICT = pg_catalog.contsel,
+	JOIN = pg_catalog.contjoinsel
+);
+
+CREATE FUNCTION @extschema@.bloom_union(@extschema@.scalablebloom, @extschema@.scalablebloom)
+	RETURNS @extschema@.scalablebloom
+	AS 'MODULE_PATHNAME', 'scalablebloom_union' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.| (
+	LEFTARG = @extschema@.scalablebloom,
+	RIGHTARG = @extschema@.scalablebloom,
+	FUNCTION = @extschema@.bloom_union,
+	COMMUTATOR = OPERATOR(@extschema@.|)
+);
+
+-- the columns of bloom_info(bloomfilter), over all sub-filters: bits,
+-- bits_set and bytes are totals, hashes the largest k, est_cardinality the
+-- sum, est_fpr 1 - prod(1 - est_fpr of each)
+CREATE FUNCTION @extschema@.bloom_info(@extschema@.scalablebloom,
+		OUT layout text, OUT bits bigint, OUT hashes integer, OUT bytes bigint,
+		OUT seed bigint, OUT key_family text, OUT added bigint, OUT bits_set bigint,
+		OUT fill_ratio float8, OUT est_cardinality float8, OUT est_fpr float8,
+		OUT format_version integer)
+	RETURNS record
+	AS 'MODULE_PATHNAME', 'scalablebloom_info' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_fpr(@extschema@.scalablebloom) RETURNS float8
+	AS 'MODULE_PATHNAME', 'scalablebloom_fpr' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_cardinality(@extschema@.scalablebloom) RETURNS float8
+	AS 'MODULE_PATHNAME', 'scalablebloom_cardinality' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION @extschema@.sbloom_settings(@extschema@.scalablebloom,
+		OUT fpr float8, OUT growth integer, OUT tightening float8,
+		OUT initial_capacity bigint, OUT filters integer, OUT rate_bound float8)
+	RETURNS record
+	AS 'MODULE_PATHNAME', 'scalablebloom_settings' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION @extschema@.sbloom_filters(@extschema@.scalablebloom,
+		OUT index integer, OUT level integer, OUT capacity bigint, OUT target_fpr float8,
+		OUT bits bigint, OUT hashes integer, OUT added bigint, OUT bits_set bigint,
+		OUT est_cardinality float8, OUT est_fpr float8)
+	RETURNS SETOF record
+	AS 'MODULE_PATHNAME', 'scalablebloom_filters' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+	ROWS 10;
+
+-- sbloom_agg(x): bloom_agg's self-sizing machinery (its combine, serialize
+-- and deserialize functions) at the first level's rate
+CREATE FUNCTION @extschema@.scalablebloom_agg_trans(internal, anyelement)
+	RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.scalablebloom_agg_final(internal)
+	RETURNS @extschema@.scalablebloom
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE @extschema@.sbloom_agg(anyelement) (
+	SFUNC = @extschema@.scalablebloom_agg_trans,
+	STYPE = internal,
+	FINALFUNC = @extschema@.scalablebloom_agg_final,
+	COMBINEFUNC = @extschema@.bloomfilter_agg_combine,
+	SERIALFUNC = @extschema@.bloomfilter_agg_serialize,
+	DESERIALFUNC = @extschema@.bloomfilter_agg_deserialize,
+	PARALLEL = SAFE
+);
+
+CREATE FUNCTION @extschema@.scalablebloom_union_agg_trans(internal, @extschema@.scalablebloom)
+	RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.scalablebloom_union_agg_combine(internal, internal)
+	RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.scalablebloom_union_agg_serialize(internal)
+	RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.scalablebloom_union_agg_deserialize(bytea, internal)
+	RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.scalablebloom_union_agg_final(internal)
+	RETURNS @extschema@.scalablebloom
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE @extschema@.bloom_union_agg(@extschema@.scalablebloom) (
+	SFUNC = @extschema@.scalablebloom_union_agg_trans,
+	STYPE = internal,
+	FINALFUNC = @extschema@.scalablebloom_union_agg_final,
+	COMBINEFUNC = @extschema@.scalablebloom_union_agg_combine,
+	SERIALFUNC = @extschema@.scalablebloom_union_agg_serialize,
+	DESERIALFUNC = @extschema@.scalablebloom_union_agg_deserialize,
+	PARALLEL = SAFE
+);

@@ -272,7 +272,7 @@ auto_max_nblocks(double fpr, int hashes)
 /* ---- transition functions ---- */
 
 static pg_noinline BloomAggCache *
-agg_cache_init(FunctionCallInfo fcinfo, bool auto_sized)
+agg_cache_init(FunctionCallInfo fcinfo, bool auto_sized, double fpr)
 {
 	BloomAggCache *c;
 
@@ -281,7 +281,7 @@ agg_cache_init(FunctionCallInfo fcinfo, bool auto_sized)
 	if (auto_sized)
 	{
 		/* read the GUCs once per query: every group sizes alike */
-		c->fpr = bloomfilter_default_fpr;
+		c->fpr = fpr;
 		c->hashes = bf_auto_hashes(c->fpr);
 		c->max_nblocks = auto_max_nblocks(c->fpr, c->hashes);
 
@@ -303,7 +303,7 @@ agg_cache(FunctionCallInfo fcinfo, bool auto_sized)
 {
 	if (likely(fcinfo->flinfo->fn_extra != NULL))
 		return (BloomAggCache *) fcinfo->flinfo->fn_extra;
-	return agg_cache_init(fcinfo, auto_sized);
+	return agg_cache_init(fcinfo, auto_sized, bloomfilter_default_fpr);
 }
 
 /*
@@ -398,6 +398,20 @@ bloomfilter_auto_agg_trans(PG_FUNCTION_ARGS)
 	if (st->npending == BF_AGG_PENDING)
 		state_flush(st);
 	PG_RETURN_POINTER(st);
+}
+
+/*
+ * The self-sizing transition at rate fpr instead of bloomfilter.default_fpr
+ * (sbloom_agg builds its first sub-filter this way).  The final, combine,
+ * serialize and deserialize functions are bloom_agg's: the rate travels in
+ * the state.
+ */
+Datum
+bloom_auto_agg_trans_at(FunctionCallInfo fcinfo, double fpr)
+{
+	if (fcinfo->flinfo->fn_extra == NULL)
+		(void) agg_cache_init(fcinfo, true, fpr);
+	return bloomfilter_auto_agg_trans(fcinfo);
 }
 
 /* ---- final ---- */

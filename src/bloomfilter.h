@@ -56,6 +56,11 @@ extern struct varlena *bloomfilter_getarg_copy(FunctionCallInfo fcinfo, int n,
 extern struct varlena *bloomfilter_getarg(FunctionCallInfo fcinfo, int n,
 										  bf_view *v);
 
+/* ---- bf_agg.c ---- */
+
+/* bloom_agg(x)'s transition at a given rate (for sbloom_agg). */
+extern Datum bloom_auto_agg_trans_at(FunctionCallInfo fcinfo, double fpr);
+
 /* ---- bf_ops.c ---- */
 
 /* ERRORs for arguments out of range, shared by constructors and aggregates */

@@ -556,10 +556,11 @@ extern void bf_unseal(uint8_t *buf);
 extern bf_status bf_validate(const uint8_t *buf, size_t len);
 
 /*
- * The same checks for a filter embedded in a larger checksummed value:
- * its checksum field must be zero (BF_ERR_CHECKSUM otherwise).
+ * The same checks for a filter embedded in a larger checksummed value (a
+ * bloomwindow slot, a scalablebloom entry): its checksum field must be zero
+ * (BF_ERR_CHECKSUM otherwise).
  */
-extern bf_status bf_validate_unsealed(const uint8_t *buf, size_t len);
+extern bf_status bf_validate_embedded(const uint8_t *buf, size_t len);
 
 /* A lower-case sentence fragment describing a status, for error messages. */
 extern const char *bf_status_message(bf_status st);
@@ -657,6 +658,12 @@ extern int	bf_auto_hashes(double p);
  * at most p with k hashes, capped at max_nblocks (itself a power of two).
  */
 extern uint64_t bf_auto_nblocks(double n, double p, int k, uint64_t max_nblocks);
+
+/*
+ * The factor by which blocked sizing aims under a target rate p (the model
+ * underestimates the measured rate; see bf_sizing.c).
+ */
+extern double bf_blocked_margin(double p);
 
 /* ---- sets of hashes (bf_hashes.c) ---- */
 

@@ -115,11 +115,12 @@ bf_validate(const uint8_t *buf, size_t len)
 }
 
 /*
- * A filter stored inside another value (a bloomwindow slot) is covered by
- * that value's checksum, so its own checksum field must be zero instead.
+ * A filter stored inside another value (a bloomwindow slot, a scalablebloom
+ * entry) is covered by that value's checksum, so its own checksum field must
+ * be zero instead, even in transit.  Every other check is the same.
  */
 bf_status
-bf_validate_unsealed(const uint8_t *buf, size_t len)
+bf_validate_embedded(const uint8_t *buf, size_t len)
 {
 	return validate(buf, len, false);
 }

@@ -104,6 +104,12 @@ blocked_margin(double p)
 	return m;
 }
 
+double
+bf_blocked_margin(double p)
+{
+	return blocked_margin(p);
+}
+
 /* Bits per key a blocked filter with k hashes needs for rate p. */
 static double
 blocked_bits_per_key(int k, double p)

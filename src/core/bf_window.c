@@ -377,7 +377,7 @@ bfw_validate(const uint8_t *buf, size_t len, bfw_error *err)
 
 		if (bf_load_le32(f + flen) != 0)
 			return fail(err, BFW_ERR_RESERVED, (int) i, BF_OK);
-		fst = bf_validate_unsealed(f, flen);
+		fst = bf_validate_embedded(f, flen);
 		if (fst != BF_OK)
 			return fail(err, BFW_ERR_SLOT_FILTER, (int) i, fst);
 		bf_view_of((uint8_t *) f, &v);

@@ -11,6 +11,7 @@
 #include "bf_core.h"
 #include "bf_counting.h"
 #include "bf_window.h"
+#include "bf_scalable.h"
 
 static void
 write_file(const char *dir, int n, const uint8_t *buf, size_t len)
@@ -124,6 +125,62 @@ main(int argc, char **argv)
 				write_file(argv[1], n++, buf, len);
 				free(buf);
 			}
+	/* scalablebloom containers, grown to a few levels (fuzz_scalable) */
+	for (int layout = BF_LAYOUT_CLASSIC; layout <= BF_LAYOUT_BLOCKED; layout++)
+		for (int keys = 0; keys <= 120; keys += 40)
+		{
+			uint64_t	nbits,
+						cap;
+			int			k;
+			double		fpr;
+			uint32_t	level;
+			bfs_header	h = {0};
+			bfs_entry	e[8];
+			size_t		len;
+			uint8_t    *buf;
+
+			bf_size_for(layout, 16, bfs_level_fpr(0.05, 0.8, 0), &nbits, &k);
+			len = BFS_HEADER_SIZE + bfs_entry_size(nbits);
+			buf = malloc(len);
+			h.kind = BFS_KIND_SCALABLE;
+			h.layout = (uint8_t) layout;
+			h.growth = 2;
+			h.seed = (uint64_t) n;
+			h.fpr = 0.05;
+			h.tightening = 0.8;
+			h.initial_capacity = 16;
+			h.nfilters = 1;
+			bfs_write_header(buf, &h);
+			bfs_init_entry(buf + BFS_HEADER_SIZE, 16, bfs_level_fpr(0.05, 0.8, 0), 0, 0,
+						   layout, k, h.seed, nbits);
+			for (int i = 0; i < keys; i++)
+			{
+				uint64_t	hash = bf_hash_int64(h.seed, i);
+				uint32_t	ne = bfs_entries(buf, len, e);
+
+				h.added++;
+				h.family = BF_FAMILY_INTEGER;
+				if (bfs_probe_hash(e, ne, hash))
+					continue;
+				if (e[ne - 1].v.added >= e[ne - 1].capacity && ne < 8 &&
+					bfs_plan_growth(&h, &e[ne - 1], len, &cap, &fpr, &level, &nbits, &k) == BFS_GROW_OK)
+				{
+					buf = realloc(buf, len + bfs_entry_size(nbits));
+					bfs_init_entry(buf + len, cap, fpr, 0, level, layout, k, h.seed, nbits);
+					len += bfs_entry_size(nbits);
+					h.nfilters++;
+					bfs_write_header(buf, &h);
+					ne = bfs_entries(buf, len, e);
+				}
+				bf_insert_hash(&e[ne - 1].v, hash);
+				e[ne - 1].v.family = BF_FAMILY_INTEGER;
+				bfs_store_entry(&e[ne - 1]);
+			}
+			bfs_write_header(buf, &h);
+			bfs_seal(buf, len);
+			write_file(argv[1], n++, buf, len);
+			free(buf);
+		}
 	printf("%d seeds written to %s\n", n, argv[1]);
 	return 0;
 }

@@ -14,14 +14,14 @@ CC=${FUZZ_CC:-clang-14}
 flags=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Isrc/core)
 core=(src/core/bf_format.c src/core/bf_combine.c src/core/bf_estimate.c
 	src/core/bf_sizing.c src/core/bf_base64.c src/core/bf_hashes.c
-	src/core/bf_counting.c src/core/bf_window.c)
+	src/core/bf_counting.c src/core/bf_window.c src/core/bf_scalable.c)
 
 gcc -O1 -Isrc/core -o "$out/make_corpus" test/fuzz/make_corpus.c "${core[@]}" -lm
 mkdir -p "$out/corpus"
 "$out/make_corpus" "$out/corpus"
 
 status=0
-for target in fuzz_validate fuzz_base64 fuzz_counting fuzz_window; do
+for target in fuzz_validate fuzz_base64 fuzz_counting fuzz_window fuzz_scalable; do
 	$CC "${flags[@]}" -o "$out/$target" "test/fuzz/$target.c" "${core[@]}" -lm
 	# replay the saved regressions before exploring
 	if compgen -G "test/fuzz/regressions/*" >/dev/null; then

@@ -1,0 +1,1196 @@
+/*
+ * bf_scalable.c
+ *		The scalablebloom type: a Bloom filter that grows (Almeida et al.'s
+ *		scalable filters).  Type I/O and casts, constructor, add and probe,
+ *		union, inspection, and the aggregates sbloom_agg and
+ *		bloom_union_agg(scalablebloom).
+ *
+ * A scalablebloom datum is a varlena whose payload is the "BLMS" container
+ * (src/core/FORMAT.md) byte for byte, checksum field zero inside the
+ * database and filled when the bytes leave, as for bloomfilter.  Each
+ * sub-filter is an ordinary BLMF filter, inserted into and probed with the
+ * core's functions.
+ *
+ * Adding a key: if some sub-filter already reports it, only the
+ * container's count of adds grows (inserting it again would only fill
+ * bits).  Otherwise it goes into the last sub-filter; when that one holds
+ * its capacity, a sub-filter of the next level (capacity times the growth
+ * factor, rate times the tightening ratio) is appended first.
+ *
+ * Union concatenates the sub-filters of both sides, sorted in a canonical
+ * order with identical ones kept once.  Each sub-filter keeps its own load
+ * and rate, so no key is lost and the rate of the result is at most the
+ * sum of the two rates (OR-ing sub-filters of the same level would double
+ * their load and raise their rate far more).  The result does not depend
+ * on the order of the inputs, which keeps bloom_union_agg deterministic.
+ */
+#include "bloomfilter.h"
+
+#include <math.h>
+
+#include "access/detoast.h"
+#include "access/htup_details.h"
+#include "funcapi.h"
+#include "lib/stringinfo.h"
+#include "libpq/pqformat.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+
+#include "bf_scalable.h"
+
+PG_FUNCTION_INFO_V1(scalablebloom_in);
+PG_FUNCTION_INFO_V1(scalablebloom_out);
+PG_FUNCTION_INFO_V1(scalablebloom_recv);
+PG_FUNCTION_INFO_V1(scalablebloom_send);
+PG_FUNCTION_INFO_V1(scalablebloom_to_bytea);
+PG_FUNCTION_INFO_V1(scalablebloom_from_bytea);
+PG_FUNCTION_INFO_V1(scalablebloom_from_bloomfilter);
+PG_FUNCTION_INFO_V1(scalablebloom_empty);
+PG_FUNCTION_INFO_V1(scalablebloom_add);
+PG_FUNCTION_INFO_V1(scalablebloom_add_all);
+PG_FUNCTION_INFO_V1(scalablebloom_contains);
+PG_FUNCTION_INFO_V1(scalablebloom_contained_in);
+PG_FUNCTION_INFO_V1(scalablebloom_union);
+PG_FUNCTION_INFO_V1(scalablebloom_info);
+PG_FUNCTION_INFO_V1(scalablebloom_settings);
+PG_FUNCTION_INFO_V1(scalablebloom_filters);
+PG_FUNCTION_INFO_V1(scalablebloom_fpr);
+PG_FUNCTION_INFO_V1(scalablebloom_cardinality);
+PG_FUNCTION_INFO_V1(scalablebloom_agg_trans);
+PG_FUNCTION_INFO_V1(scalablebloom_agg_final);
+PG_FUNCTION_INFO_V1(scalablebloom_union_agg_trans);
+PG_FUNCTION_INFO_V1(scalablebloom_union_agg_combine);
+PG_FUNCTION_INFO_V1(scalablebloom_union_agg_serialize);
+PG_FUNCTION_INFO_V1(scalablebloom_union_agg_deserialize);
+PG_FUNCTION_INFO_V1(scalablebloom_union_agg_final);
+
+/* bloom_agg's final function (bf_agg.c), which sbloom_agg wraps */
+extern Datum bloomfilter_agg_final(PG_FUNCTION_ARGS);
+
+/* A container decoded for reading or, for a private copy, writing. */
+typedef struct Sbloom
+{
+	struct varlena *datum;
+	bfs_header	h;
+	bfs_entry  *e;				/* h.nfilters entries, pointing into datum */
+} Sbloom;
+
+/* ---- bytes in, bytes out ---- */
+
+static void
+report_invalid(bfs_status st, const bfs_problem *pr, const uint8 *data,
+			   int sqlstate)
+{
+	switch (st)
+	{
+		case BFS_ERR_VERSION:
+			{
+				unsigned	version = bf_load_le16(data + BFS_OFF_VERSION);
+
+				ereport(ERROR,
+						(errcode(sqlstate),
+						 errmsg("invalid scalablebloom: %s", bfs_status_message(st)),
+						 errdetail("The filter has format version %u; this build of bloomfilter reads version %d.",
+								   version, BFS_FORMAT_VERSION),
+						 version > BFS_FORMAT_VERSION ?
+						 errhint("The filter was written by a newer bloomfilter; upgrade the extension on this server.") : 0));
+				break;
+			}
+		case BFS_ERR_ENTRY:
+			ereport(ERROR,
+					(errcode(sqlstate),
+					 errmsg("invalid scalablebloom: %s", bfs_status_message(st)),
+					 errdetail("Sub-filter %u: %s.", pr->entry, bf_status_message(pr->inner))));
+			break;
+		case BFS_ERR_MISMATCH:
+		case BFS_ERR_SCHEDULE:
+			ereport(ERROR,
+					(errcode(sqlstate),
+					 errmsg("invalid scalablebloom: %s", bfs_status_message(st)),
+					 errdetail("The first such sub-filter is number %u.", pr->entry)));
+			break;
+		case BFS_ERR_COUNT:
+			ereport(ERROR,
+					(errcode(sqlstate),
+					 errmsg("invalid scalablebloom: %s", bfs_status_message(st)),
+					 errdetail("The header gives %u sub-filters; a scalablebloom has 1 to %d.",
+							   bf_load_le32(data + BFS_OFF_NFILTERS), BFS_MAX_FILTERS)));
+			break;
+		default:
+			ereport(ERROR,
+					(errcode(sqlstate),
+					 errmsg("invalid scalablebloom: %s", bfs_status_message(st))));
+	}
+	pg_unreachable();
+}
+
+/* Validates untrusted bytes and returns a new datum holding them. */
+static struct varlena *
+sbloom_from_bytes(const uint8 *data, size_t len, int sqlstate)
+{
+	bfs_problem pr;
+	bfs_status	st = bfs_validate(data, len, &pr);
+	struct varlena *s;
+
+	if (st != BFS_OK)
+		report_invalid(st, &pr, data, sqlstate);
+	s = (struct varlena *) palloc_extended(VARHDRSZ + len, MCXT_ALLOC_HUGE);
+	SET_VARSIZE(s, VARHDRSZ + len);
+	memcpy(VARDATA(s), data, len);
+	bfs_unseal((uint8 *) VARDATA(s));
+	return s;
+}
+
+static pg_attribute_noreturn() void
+damaged(size_t len)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("scalablebloom datum is damaged: its header does not match its %zu bytes", len)));
+}
+
+/*
+ * Decodes a datum that is already a scalablebloom.  Its structure (magic,
+ * count, every entry's geometry and length) is checked so that a damaged
+ * page gives an ERROR, not a wild read; the full validation ran when the
+ * bytes came in.
+ */
+static void
+sbloom_decode(struct varlena *d, Sbloom *s)
+{
+	uint8	   *buf = (uint8 *) VARDATA_ANY(d);
+	size_t		len = VARSIZE_ANY_EXHDR(d);
+	size_t		off = BFS_HEADER_SIZE;
+
+	if (len < BFS_HEADER_SIZE || memcmp(buf, "BLMS", 4) != 0)
+		damaged(len);
+	s->datum = d;
+	bfs_read_header(buf, &s->h);
+	if (s->h.nfilters < 1 || s->h.nfilters > BFS_MAX_FILTERS)
+		damaged(len);
+	for (uint32 i = 0; i < s->h.nfilters; i++)
+	{
+		const uint8 *f = buf + off + BFS_ENTRY_HEADER_SIZE;
+		uint64		nbits;
+
+		if (len - off < BFS_ENTRY_HEADER_SIZE + BF_HEADER_SIZE)
+			damaged(len);
+		nbits = bf_load_le64(f + BF_OFF_NBITS);
+		if (bf_check_geometry(f[BF_OFF_LAYOUT], f[BF_OFF_HASHES], nbits) != BF_OK ||
+			bfs_entry_size(nbits) > len - off)
+			damaged(len);
+		off += bfs_entry_size(nbits);
+	}
+	if (off != len)
+		damaged(len);
+	s->e = palloc(sizeof(bfs_entry) * s->h.nfilters);
+	(void) bfs_entries(buf, len, s->e);
+}
+
+/* A read-only, detoasted argument. */
+static void
+sbloom_getarg(FunctionCallInfo fcinfo, int n, Sbloom *s)
+{
+	sbloom_decode(PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(n)), s);
+}
+
+/* A private, writable copy of an argument (4-byte header, aligned). */
+static void
+sbloom_getarg_copy(FunctionCallInfo fcinfo, int n, Sbloom *s)
+{
+	sbloom_decode(PG_DETOAST_DATUM_COPY(PG_GETARG_DATUM(n)), s);
+}
+
+/* A copy of the payload with the checksum filled in, for output. */
+static uint8 *
+sealed_copy(struct varlena *d, size_t *len)
+{
+	Sbloom		s;
+	uint8	   *buf;
+
+	sbloom_decode(d, &s);
+	*len = VARSIZE_ANY_EXHDR(d);
+	buf = palloc_extended(*len, MCXT_ALLOC_HUGE);
+	memcpy(buf, VARDATA_ANY(d), *len);
+	bfs_seal(buf, *len);
+	return buf;
+}
+
+/* Text input: base64 of the portable bytes, white space skipped. */
+Datum
+scalablebloom_in(PG_FUNCTION_ARGS)
+{
+	char	   *raw = PG_GETARG_CSTRING(0);
+	size_t		rawlen = strlen(raw);
+	char	   *str = palloc(rawlen + 1);
+	size_t		len = 0;
+	uint8	   *buf;
+	long long	n;
+
+	for (const char *p = raw; *p; p++)
+		if (!(*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+			str[len++] = *p;
+	if (len > bf_base64_encoded_len(BF_MAX_TOTAL_BYTES))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("invalid input syntax for type %s: input is too long", "scalablebloom")));
+	buf = palloc_extended(bf_base64_decoded_max(len) + 1, MCXT_ALLOC_HUGE);
+	n = bf_base64_decode(str, len, buf);
+	if (n < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("invalid input syntax for type %s", "scalablebloom"),
+				 errdetail("A scalablebloom's text form is padded base64 of its portable bytes.")));
+	PG_RETURN_POINTER(sbloom_from_bytes(buf, (size_t) n, ERRCODE_INVALID_TEXT_REPRESENTATION));
+}
+
+Datum
+scalablebloom_out(PG_FUNCTION_ARGS)
+{
+	struct varlena *d = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
+	size_t		len;
+	uint8	   *buf = sealed_copy(d, &len);
+	size_t		outlen = bf_base64_encoded_len(len);
+	char	   *out = palloc_extended(outlen + 1, MCXT_ALLOC_HUGE);
+
+	bf_base64_encode(buf, len, out);
+	out[outlen] = '\0';
+	pfree(buf);
+	PG_RETURN_CSTRING(out);
+}
+
+Datum
+scalablebloom_recv(PG_FUNCTION_ARGS)
+{
+	StringInfo	msg = (StringInfo) PG_GETARG_POINTER(0);
+	struct varlena *s;
+
+	s = sbloom_from_bytes((const uint8 *) msg->data + msg->cursor,
+						  (size_t) (msg->len - msg->cursor),
+						  ERRCODE_INVALID_BINARY_REPRESENTATION);
+	msg->cursor = msg->len;
+	PG_RETURN_POINTER(s);
+}
+
+Datum
+scalablebloom_send(PG_FUNCTION_ARGS)
+{
+	struct varlena *d = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
+	size_t		len;
+	uint8	   *buf = sealed_copy(d, &len);
+	StringInfoData out;
+
+	pq_begintypsend(&out);
+	pq_sendbytes(&out, (const char *) buf, len);
+	pfree(buf);
+	PG_RETURN_BYTEA_P(pq_endtypsend(&out));
+}
+
+Datum
+scalablebloom_to_bytea(PG_FUNCTION_ARGS)
+{
+	struct varlena *d = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
+	size_t		len = VARSIZE_ANY_EXHDR(d);
+	bytea	   *out;
+	Sbloom		s;
+
+	sbloom_decode(d, &s);
+	out = (bytea *) palloc_extended(VARHDRSZ + len, MCXT_ALLOC_HUGE);
+	SET_VARSIZE(out, VARHDRSZ + len);
+	memcpy(VARDATA(out), VARDATA_ANY(d), len);
+	bfs_seal((uint8 *) VARDATA(out), len);
+	PG_RETURN_BYTEA_P(out);
+}
+
+Datum
+scalablebloom_from_bytea(PG_FUNCTION_ARGS)
+{
+	bytea	   *b = PG_GETARG_BYTEA_PP(0);
+
+	PG_RETURN_POINTER(sbloom_from_bytes((const uint8 *) VARDATA_ANY(b),
+										VARSIZE_ANY_EXHDR(b),
+										ERRCODE_INVALID_BINARY_REPRESENTATION));
+}
+
+/* ---- building ---- */
+
+static void
+check_params(int64 initial_capacity, double fpr, int32 growth, double tightening)
+{
+	if (initial_capacity <= 0 || (uint64) initial_capacity > BFS_MAX_CAPACITY)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("scalablebloom initial capacity must be between 1 and " UINT64_FORMAT ", not " INT64_FORMAT,
+						(uint64) BFS_MAX_CAPACITY, initial_capacity)));
+	bloom_check_fpr(fpr);
+	if (growth != 2 && growth != 4)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("scalablebloom growth factor must be 2 or 4, not %d", growth)));
+	if (!(tightening > 0.0 && tightening < 1.0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("scalablebloom tightening ratio must be between 0 and 1 (exclusive), not %g", tightening)));
+}
+
+/*
+ * sbloom_empty(initial_capacity, fpr, growth, tightening, layout, seed):
+ * a container with one empty sub-filter, for initial_capacity keys at rate
+ * fpr * (1 - tightening).
+ */
+Datum
+scalablebloom_empty(PG_FUNCTION_ARGS)
+{
+	int64		n0 = PG_GETARG_INT64(0);
+	double		fpr = PG_GETARG_FLOAT8(1);
+	int32		growth = PG_GETARG_INT32(2);
+	double		r = PG_GETARG_FLOAT8(3);
+	int			layout = bloom_layout_arg(PG_GETARG_TEXT_PP(4));
+	int64		seed = PG_GETARG_INT64(5);
+	double		p0;
+	uint64		nbits;
+	int			hashes;
+	size_t		len;
+	struct varlena *d;
+	bfs_header	h = {0};
+
+	check_params(n0, fpr, growth, r);
+	p0 = bfs_level_fpr(fpr, r, 0);
+	bloom_size_for(layout, n0, p0, &nbits, &hashes);
+	len = BFS_HEADER_SIZE + bfs_entry_size(nbits);
+	d = (struct varlena *) palloc_extended(VARHDRSZ + len, MCXT_ALLOC_HUGE);
+	SET_VARSIZE(d, VARHDRSZ + len);
+	h.kind = BFS_KIND_SCALABLE;
+	h.layout = (uint8) layout;
+	h.growth = (uint8) growth;
+	h.seed = (uint64) seed;
+	h.fpr = fpr;
+	h.tightening = r;
+	h.initial_capacity = (uint64) n0;
+	h.nfilters = 1;
+	bfs_write_header((uint8 *) VARDATA(d), &h);
+	bfs_init_entry((uint8 *) VARDATA(d) + BFS_HEADER_SIZE, (uint64) n0, p0, 0, 0,
+				   layout, hashes, (uint64) seed, nbits);
+	PG_RETURN_POINTER(d);
+}
+
+/*
+ * Wraps a bloomfilter as the first sub-filter of a container of target
+ * rate fpr: its capacity is what its geometry holds at the first level's
+ * rate.  Its "added" becomes the distinct keys its bits suggest (at most
+ * its adds), since the count of a filter built from repeated keys would
+ * call it full early.
+ */
+static struct varlena *
+wrap_filter(const bf_view *v, double fpr, int growth, double r)
+{
+	double		p0 = bfs_level_fpr(fpr, r, 0);
+	uint64		capacity = bfs_capacity_of(v, p0);
+	size_t		flen = bf_buffer_size(v->nbits);
+	size_t		len = BFS_HEADER_SIZE + BFS_ENTRY_HEADER_SIZE + flen;
+	struct varlena *d;
+	uint8	   *buf;
+	bfs_header	h = {0};
+	bf_view		ev;
+
+	if (len > BF_MAX_TOTAL_BYTES)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("the bloomfilter is too large to become a scalablebloom")));
+	capacity = Min(capacity, BFS_MAX_CAPACITY);
+	d = (struct varlena *) palloc_extended(VARHDRSZ + len, MCXT_ALLOC_HUGE);
+	SET_VARSIZE(d, VARHDRSZ + len);
+	buf = (uint8 *) VARDATA(d);
+	h.kind = BFS_KIND_SCALABLE;
+	h.layout = v->layout;
+	h.growth = (uint8) growth;
+	h.seed = v->seed;
+	h.fpr = fpr;
+	h.tightening = r;
+	h.initial_capacity = capacity;
+	h.added = v->added;
+	/* a container that knows a family has had keys added */
+	h.family = v->added > 0 ? v->family : BF_FAMILY_NONE;
+	h.type_tag = v->added > 0 ? v->type_tag : 0;
+	h.nfilters = 1;
+	bfs_write_header(buf, &h);
+	bfs_init_entry(buf + BFS_HEADER_SIZE, capacity, p0, 0, 0, v->layout,
+				   v->hashes, v->seed, v->nbits);
+	memcpy(buf + BFS_HEADER_SIZE + BFS_ENTRY_HEADER_SIZE + BF_HEADER_SIZE, v->bits, v->nbits / 8);
+	bf_view_of(buf + BFS_HEADER_SIZE + BFS_ENTRY_HEADER_SIZE, &ev);
+	ev.family = v->family;
+	ev.type_tag = v->type_tag;
+	ev.added = 0;
+	if (bf_popcount(&ev) > 0)
+		ev.added = Min(v->added, (uint64) Max(1.0, ceil(bf_est_cardinality(&ev))));
+	else
+	{
+		/* no key in the sub-filter yet */
+		ev.family = BF_FAMILY_NONE;
+		ev.type_tag = 0;
+	}
+	bf_store_header(buf + BFS_HEADER_SIZE + BFS_ENTRY_HEADER_SIZE, &ev);
+	return d;
+}
+
+/*
+ * bloomfilter::scalablebloom, with sbloom_empty's defaults (fixed, not the
+ * GUC, so that the cast is immutable)
+ */
+Datum
+scalablebloom_from_bloomfilter(PG_FUNCTION_ARGS)
+{
+	bf_view		v;
+
+	bloomfilter_getarg(fcinfo, 0, &v);
+	PG_RETURN_POINTER(wrap_filter(&v, BFS_DEFAULT_FPR,
+								  BFS_DEFAULT_GROWTH, BFS_DEFAULT_TIGHTENING));
+}
+
+/* ---- adding ---- */
+
+static pg_attribute_noreturn() void
+report_cannot_grow(bfs_grow g, const Sbloom *s)
+{
+	const bfs_entry *last = &s->e[s->h.nfilters - 1];
+
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("scalablebloom cannot grow beyond level %u (it holds " UINT64_FORMAT " keys)",
+					last->level, s->h.added),
+			 errdetail("%s",
+					   g == BFS_GROW_LEVEL ? psprintf("Its last sub-filter is at level %u; a scalablebloom has at most %d levels and %d sub-filters.",
+													  last->level, BFS_MAX_LEVEL + 1, BFS_MAX_FILTERS) :
+					   g == BFS_GROW_CAPACITY ? psprintf("The next sub-filter would hold more than " UINT64_FORMAT " keys.",
+														 (uint64) BFS_MAX_CAPACITY) :
+					   "The next sub-filter would exceed the largest bloomfilter, or the whole would exceed 1 GB."),
+			 errhint("Start from a larger initial capacity, a larger growth factor or a tightening ratio closer to 1.")));
+}
+
+/* Appends the next level's sub-filter to a writable container. */
+static void
+sbloom_grow(Sbloom *s)
+{
+	uint64		capacity,
+				nbits;
+	double		fpr;
+	uint32		level;
+	int			hashes;
+	size_t		oldlen = VARSIZE(s->datum);
+	size_t		newlen;
+	bfs_grow	g;
+
+	g = bfs_plan_growth(&s->h, &s->e[s->h.nfilters - 1], oldlen - VARHDRSZ,
+						&capacity, &fpr, &level, &nbits, &hashes);
+	if (g != BFS_GROW_OK)
+		report_cannot_grow(g, s);
+	newlen = oldlen + bfs_entry_size(nbits);
+	s->datum = repalloc_huge(s->datum, newlen);
+	SET_VARSIZE(s->datum, newlen);
+	bfs_init_entry((uint8 *) s->datum + oldlen, capacity, fpr, 0, level,
+				   s->h.layout, hashes, s->h.seed, nbits);
+	s->h.nfilters++;
+	bfs_write_header((uint8 *) VARDATA(s->datum), &s->h);
+	s->e = repalloc(s->e, sizeof(bfs_entry) * s->h.nfilters);
+	(void) bfs_entries((uint8 *) VARDATA(s->datum), newlen - VARHDRSZ, s->e);
+}
+
+/* Adds a hashed key to a writable container (family already adopted). */
+static void
+sbloom_add_hash(Sbloom *s, uint64 h)
+{
+	bfs_entry  *last;
+
+	if (bfs_probe_hash(s->e, s->h.nfilters, h))
+	{
+		s->h.added = bloom_add_saturating(s->h.added, 1);
+		return;
+	}
+	last = &s->e[s->h.nfilters - 1];
+	if (last->v.added >= last->capacity)
+	{
+		bfs_write_header((uint8 *) VARDATA(s->datum), &s->h);
+		sbloom_grow(s);
+		last = &s->e[s->h.nfilters - 1];
+	}
+	s->h.added = bloom_add_saturating(s->h.added, 1);
+	bf_insert_hash(&last->v, h);
+	last->v.family = s->h.family;
+	last->v.type_tag = s->h.type_tag;
+	bfs_store_entry(last);
+}
+
+/* Takes the family of kt, or checks that the container holds it. */
+static void
+sbloom_adopt_family(Sbloom *s, const BloomKeyType *kt)
+{
+	bf_view		fv = {0};
+
+	fv.family = s->h.family;
+	fv.type_tag = s->h.type_tag;
+	bloom_adopt_family(&fv, kt);
+	s->h.family = fv.family;
+	s->h.type_tag = fv.type_tag;
+}
+
+static BloomKeyType *
+key_type_cached(FunctionCallInfo fcinfo, int argno, bool is_array)
+{
+	BloomKeyType *kt = (BloomKeyType *) fcinfo->flinfo->fn_extra;
+
+	if (kt == NULL)
+	{
+		kt = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BloomKeyType));
+		if (is_array)
+		{
+			Oid			arrtype = get_fn_expr_argtype(fcinfo->flinfo, argno);
+			Oid			elemtype = get_element_type(getBaseType(arrtype));
+
+			if (!OidIsValid(elemtype))
+				ereport(ERROR,
+						(errcode(ERRCODE_DATATYPE_MISMATCH),
+						 errmsg("bloom_add_all expects an array")));
+			bloom_key_type_init(kt, elemtype, fcinfo->flinfo->fn_mcxt);
+		}
+		else
+			bloom_key_type_for_arg(kt, fcinfo, argno);
+		fcinfo->flinfo->fn_extra = kt;
+	}
+	return kt;
+}
+
+/* bloom_add(s, x): a copy of s with x added; a NULL x leaves s as it is. */
+Datum
+scalablebloom_add(PG_FUNCTION_ARGS)
+{
+	BloomKeyType *kt;
+	Sbloom		s;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	if (PG_ARGISNULL(1))
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	kt = key_type_cached(fcinfo, 1, false);
+	sbloom_getarg_copy(fcinfo, 0, &s);
+	sbloom_adopt_family(&s, kt);
+	sbloom_add_hash(&s, bloom_hash_fast(kt, PG_GETARG_DATUM(1), s.h.seed));
+	bfs_write_header((uint8 *) VARDATA(s.datum), &s.h);
+	PG_RETURN_POINTER(s.datum);
+}
+
+/* bloom_add_all(s, array): every non-NULL element added, in order. */
+Datum
+scalablebloom_add_all(PG_FUNCTION_ARGS)
+{
+	BloomKeyType *kt;
+	Sbloom		s;
+	ArrayIterator it;
+	Datum		value;
+	bool		isnull;
+	bool		adopted = false;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	if (PG_ARGISNULL(1))
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	kt = key_type_cached(fcinfo, 1, true);
+	sbloom_getarg_copy(fcinfo, 0, &s);
+	it = array_create_iterator(PG_GETARG_ARRAYTYPE_P(1), 0, NULL);
+	while (array_iterate(it, &value, &isnull))
+	{
+		if (isnull)
+			continue;
+		if (!adopted)
+		{
+			sbloom_adopt_family(&s, kt);
+			adopted = true;
+		}
+		sbloom_add_hash(&s, bloom_hash_fast(kt, value, s.h.seed));
+	}
+	array_free_iterator(it);
+	bfs_write_header((uint8 *) VARDATA(s.datum), &s.h);
+	PG_RETURN_POINTER(s.datum);
+}
+
+/* ---- probing ---- */
+
+/*
+ * Per-call-site state of a probe: the key type and the container last
+ * seen, decoded.  As for bloomfilter (bf_ops.c), a container read from a
+ * table is detoasted once and kept, keyed on its TOAST pointer or its
+ * compressed bytes; an inline one is read in place and recognized by its
+ * address and header bytes (which include the count of adds).
+ */
+typedef struct SbloomProbeCache
+{
+	BloomKeyType key;
+	int			source;			/* 0 none, 1 TOAST, 2 compressed, 3 inline */
+	Oid			toastrelid;
+	Oid			valueid;
+	struct varlena *compressed;
+	struct varlena *copy;		/* detoasted copy, for TOAST and compressed */
+	const struct varlena *inline_ptr;
+	uint8		inline_header[VARHDRSZ + BFS_HEADER_SIZE];
+	Sbloom		s;
+	bool		has_keys;
+} SbloomProbeCache;
+
+static void
+probe_cache_load(FunctionCallInfo fcinfo, SbloomProbeCache *c, Datum d)
+{
+	struct varlena *raw = (struct varlena *) DatumGetPointer(d);
+	MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+	bf_view		fv = {0};
+
+	if (c->s.e != NULL)
+		pfree(c->s.e);
+	c->s.e = NULL;
+	if (c->copy != NULL)
+		pfree(c->copy);
+	c->copy = NULL;
+	c->source = 0;
+
+	if (VARATT_IS_EXTERNAL_ONDISK(raw))
+	{
+		struct varatt_external ext;
+
+		VARATT_EXTERNAL_GET_POINTER(ext, raw);
+		c->copy = PG_DETOAST_DATUM_COPY(d);
+		sbloom_decode(c->copy, &c->s);
+		c->toastrelid = ext.va_toastrelid;
+		c->valueid = ext.va_valueid;
+		c->source = 1;
+	}
+	else if (VARATT_IS_COMPRESSED(raw))
+	{
+		c->copy = PG_DETOAST_DATUM_COPY(d);
+		sbloom_decode(c->copy, &c->s);
+		if (c->compressed != NULL)
+			pfree(c->compressed);
+		c->compressed = palloc(VARSIZE(raw));
+		memcpy(c->compressed, raw, VARSIZE(raw));
+		c->source = 2;
+	}
+	else if (!VARATT_IS_EXTENDED(raw))
+	{
+		sbloom_decode(raw, &c->s);
+		c->inline_ptr = raw;
+		memcpy(c->inline_header, raw, VARHDRSZ + BFS_HEADER_SIZE);
+		c->source = 3;
+	}
+	else
+	{
+		/* a short header or an expanded object: decoded, not kept */
+		c->copy = PG_DETOAST_DATUM_COPY(d);
+		sbloom_decode(c->copy, &c->s);
+	}
+	MemoryContextSwitchTo(old);
+	fv.family = c->s.h.family;
+	fv.type_tag = c->s.h.type_tag;
+	c->has_keys = bloom_check_family(&fv, &c->key);
+}
+
+static bool
+probe_cache_hit(const SbloomProbeCache *c, Datum d)
+{
+	const struct varlena *raw = (const struct varlena *) DatumGetPointer(d);
+
+	switch (c->source)
+	{
+		case 1:
+			if (VARATT_IS_EXTERNAL_ONDISK(raw))
+			{
+				struct varatt_external ext;
+
+				VARATT_EXTERNAL_GET_POINTER(ext, raw);
+				return ext.va_valueid == c->valueid && ext.va_toastrelid == c->toastrelid;
+			}
+			return false;
+		case 2:
+			return VARATT_IS_COMPRESSED(raw) && VARSIZE(raw) == VARSIZE(c->compressed) &&
+				memcmp(raw, c->compressed, VARSIZE(raw)) == 0;
+		case 3:
+			return raw == c->inline_ptr &&
+				memcmp(raw, c->inline_header, VARHDRSZ + BFS_HEADER_SIZE) == 0;
+	}
+	return false;
+}
+
+static bool
+probe(FunctionCallInfo fcinfo, int filterarg, int keyarg)
+{
+	SbloomProbeCache *c = (SbloomProbeCache *) fcinfo->flinfo->fn_extra;
+	Datum		d = PG_GETARG_DATUM(filterarg);
+
+	if (unlikely(c == NULL))
+	{
+		c = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(SbloomProbeCache));
+		bloom_key_type_for_arg(&c->key, fcinfo, keyarg);
+		fcinfo->flinfo->fn_extra = c;
+	}
+	if (!probe_cache_hit(c, d))
+		probe_cache_load(fcinfo, c, d);
+	if (!c->has_keys)
+		return false;
+	return bfs_probe_hash(c->s.e, c->s.h.nfilters,
+						  bloom_hash_fast(&c->key, PG_GETARG_DATUM(keyarg), c->s.h.seed));
+}
+
+/* bloom_contains(s, x), s @> x */
+Datum
+scalablebloom_contains(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(probe(fcinfo, 0, 1));
+}
+
+/* x <@ s */
+Datum
+scalablebloom_contained_in(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(probe(fcinfo, 1, 0));
+}
+
+/* ---- union ---- */
+
+/* A set of entries being united, and the header they will share. */
+typedef struct SbloomUnion
+{
+	bfs_header	h;
+	bool		has_header;
+	uint32		n;
+	uint32		cap;
+	bfs_entry  *e;				/* entries, each pointing into its own copy
+								 * or into an input */
+	size_t		len;			/* bytes of the entries */
+} SbloomUnion;
+
+static int
+entry_qsort_cmp(const void *a, const void *b)
+{
+	return bfs_entry_cmp((const bfs_entry *) a, (const bfs_entry *) b);
+}
+
+/*
+ * Adds container s's entries to u (pointers: the caller keeps s alive, or
+ * copies), after checking that s can join: same parameters and family.
+ */
+static void
+union_add(SbloomUnion *u, const Sbloom *s, MemoryContext mcxt)
+{
+	if (!u->has_header)
+	{
+		u->h = s->h;
+		u->h.nfilters = 0;
+		u->has_header = true;
+	}
+	else
+	{
+		const char *why = bfs_incompatible(&u->h, &s->h);
+
+		if (why == NULL && u->h.family != BF_FAMILY_NONE && s->h.family != BF_FAMILY_NONE &&
+			(u->h.family != s->h.family || u->h.type_tag != s->h.type_tag))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("cannot union scalablebloom filters: the filters hold keys of different families"),
+					 errdetail("The first holds keys of family \"%s\"; the second of family \"%s\".",
+							   bloom_family_display(u->h.family, u->h.type_tag),
+							   bloom_family_display(s->h.family, s->h.type_tag))));
+		if (why != NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("cannot union scalablebloom filters: %s", why),
+					 errdetail("The first has layout %s, seed " INT64_FORMAT ", target rate %g, growth %d and tightening %g; the second has layout %s, seed " INT64_FORMAT ", target rate %g, growth %d and tightening %g.",
+							   bf_layout_name(u->h.layout), (int64) u->h.seed, u->h.fpr, u->h.growth, u->h.tightening,
+							   bf_layout_name(s->h.layout), (int64) s->h.seed, s->h.fpr, s->h.growth, s->h.tightening)));
+		if (u->h.family == BF_FAMILY_NONE)
+		{
+			u->h.family = s->h.family;
+			u->h.type_tag = s->h.type_tag;
+		}
+		u->h.added = bloom_add_saturating(u->h.added, s->h.added);
+		u->h.initial_capacity = Min(u->h.initial_capacity, s->h.initial_capacity);
+	}
+	if (u->n + s->h.nfilters > u->cap)
+	{
+		uint32		cap = Max(u->cap * 2, u->n + s->h.nfilters);
+
+		u->e = u->e == NULL ? MemoryContextAlloc(mcxt, sizeof(bfs_entry) * cap)
+			: repalloc(u->e, sizeof(bfs_entry) * cap);
+		u->cap = cap;
+	}
+	memcpy(u->e + u->n, s->e, sizeof(bfs_entry) * s->h.nfilters);
+	u->n += s->h.nfilters;
+	for (uint32 i = 0; i < s->h.nfilters; i++)
+		u->len += s->e[i].len;
+}
+
+/*
+ * Sorts u's entries into canonical order and drops duplicates (identical
+ * sub-filters hold the same keys: a filter united with itself keeps its
+ * rate).
+ */
+static void
+union_canonical(SbloomUnion *u)
+{
+	uint32		out = 0;
+
+	if (u->n > 1)
+		qsort(u->e, u->n, sizeof(bfs_entry), entry_qsort_cmp);
+	for (uint32 i = 0; i < u->n; i++)
+	{
+		if (out > 0 && bfs_entry_cmp(&u->e[out - 1], &u->e[i]) == 0)
+		{
+			u->len -= u->e[i].len;
+			continue;
+		}
+		u->e[out++] = u->e[i];
+	}
+	u->n = out;
+}
+
+/* The container of u's entries (sorted first), in the current context. */
+static struct varlena *
+union_build(SbloomUnion *u)
+{
+	struct varlena *d;
+	uint8	   *p;
+	size_t		len;
+
+	union_canonical(u);
+	if (u->n > BFS_MAX_FILTERS)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("the union of these scalablebloom filters would have %u sub-filters; the most is %d",
+						u->n, BFS_MAX_FILTERS)));
+	len = BFS_HEADER_SIZE + u->len;
+	if (len > BF_MAX_TOTAL_BYTES)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("the union of these scalablebloom filters would exceed the 1 GB limit")));
+	d = (struct varlena *) palloc_extended(VARHDRSZ + len, MCXT_ALLOC_HUGE);
+	SET_VARSIZE(d, VARHDRSZ + len);
+	u->h.nfilters = u->n;
+	bfs_write_header((uint8 *) VARDATA(d), &u->h);
+	p = (uint8 *) VARDATA(d) + BFS_HEADER_SIZE;
+	for (uint32 i = 0; i < u->n; i++)
+	{
+		memcpy(p, u->e[i].filter - BFS_ENTRY_HEADER_SIZE, u->e[i].len);
+		p += u->e[i].len;
+	}
+	return d;
+}
+
+/*
+ * A union can hold more keys than its target allows (two full filters
+ * give about twice the rate): correct, reported truthfully by bloom_info,
+ * and worth a word.
+ */
+static void
+union_warn(struct varlena *d)
+{
+	Sbloom		s;
+	double		fpr;
+
+	sbloom_decode(d, &s);
+	fpr = bfs_est_fpr(s.e, s.h.nfilters);
+	if (fpr > s.h.fpr)
+		ereport(WARNING,
+				(errmsg("the union of scalablebloom filters has an estimated false-positive rate of %.3g, above its target %g",
+						fpr, s.h.fpr),
+				 errdetail("Each sub-filter keeps its own rate; the union holds the sub-filters of both inputs."),
+				 errhint("Build one filter from all the keys, for example with sbloom_agg, to stay under the target.")));
+	pfree(s.e);
+}
+
+/* bloom_union(s, t), s | t: every key of either. */
+Datum
+scalablebloom_union(PG_FUNCTION_ARGS)
+{
+	Sbloom		a,
+				b;
+	SbloomUnion u = {0};
+	struct varlena *d;
+
+	sbloom_getarg(fcinfo, 0, &a);
+	sbloom_getarg(fcinfo, 1, &b);
+	union_add(&u, &a, CurrentMemoryContext);
+	union_add(&u, &b, CurrentMemoryContext);
+	d = union_build(&u);
+	union_warn(d);
+	PG_RETURN_POINTER(d);
+}
+
+/* ---- inspecting ---- */
+
+Datum
+scalablebloom_info(PG_FUNCTION_ARGS)
+{
+	Sbloom		s;
+	TupleDesc	tupdesc;
+	Datum		values[12];
+	bool		nulls[12] = {0};
+	uint64		bits = 0,
+				set = 0;
+	int			hashes = 0;
+
+	sbloom_getarg(fcinfo, 0, &s);
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	tupdesc = BlessTupleDesc(tupdesc);
+	for (uint32 i = 0; i < s.h.nfilters; i++)
+	{
+		bits += s.e[i].v.nbits;
+		set += bf_popcount(&s.e[i].v);
+		hashes = Max(hashes, s.e[i].v.hashes);
+	}
+	values[0] = CStringGetTextDatum(bf_layout_name(s.h.layout));
+	values[1] = Int64GetDatum((int64) bits);
+	values[2] = Int32GetDatum(hashes);
+	values[3] = Int64GetDatum((int64) VARSIZE_ANY_EXHDR(s.datum));
+	values[4] = Int64GetDatum((int64) s.h.seed);
+	values[5] = CStringGetTextDatum(bloom_family_display(s.h.family, s.h.type_tag));
+	values[6] = Int64GetDatum(s.h.added > (uint64) PG_INT64_MAX ? PG_INT64_MAX : (int64) s.h.added);
+	values[7] = Int64GetDatum((int64) set);
+	values[8] = Float8GetDatum((double) set / (double) bits);
+	values[9] = Float8GetDatum(bfs_est_cardinality(s.e, s.h.nfilters));
+	values[10] = Float8GetDatum(bfs_est_fpr(s.e, s.h.nfilters));
+	values[11] = Int32GetDatum(bf_load_le16((uint8 *) VARDATA_ANY(s.datum) + BFS_OFF_VERSION));
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+/*
+ * sbloom_settings(s): the parameters, the number of sub-filters, and the
+ * bound on the rate: the sum of the sub-filters' target rates, which the
+ * overall rate does not exceed while every sub-filter holds at most its
+ * capacity (below fpr for one chain; a union may pass it).
+ */
+Datum
+scalablebloom_settings(PG_FUNCTION_ARGS)
+{
+	Sbloom		s;
+	TupleDesc	tupdesc;
+	Datum		values[6];
+	bool		nulls[6] = {0};
+	double		bound = 0.0;
+
+	sbloom_getarg(fcinfo, 0, &s);
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	tupdesc = BlessTupleDesc(tupdesc);
+	for (uint32 i = 0; i < s.h.nfilters; i++)
+		bound += s.e[i].fpr;
+	values[0] = Float8GetDatum(s.h.fpr);
+	values[1] = Int32GetDatum(s.h.growth);
+	values[2] = Float8GetDatum(s.h.tightening);
+	values[3] = Int64GetDatum((int64) s.h.initial_capacity);
+	values[4] = Int32GetDatum((int32) s.h.nfilters);
+	values[5] = Float8GetDatum(bound);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+/* sbloom_filters(s): one row per sub-filter. */
+Datum
+scalablebloom_filters(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Sbloom		s;
+
+	InitMaterializedSRF(fcinfo, 0);
+	sbloom_getarg(fcinfo, 0, &s);
+	for (uint32 i = 0; i < s.h.nfilters; i++)
+	{
+		const bfs_entry *e = &s.e[i];
+		Datum		values[10];
+		bool		nulls[10] = {0};
+
+		values[0] = Int32GetDatum((int32) i);
+		values[1] = Int32GetDatum((int32) e->level);
+		values[2] = Int64GetDatum((int64) e->capacity);
+		values[3] = Float8GetDatum(e->fpr);
+		values[4] = Int64GetDatum((int64) e->v.nbits);
+		values[5] = Int32GetDatum(e->v.hashes);
+		values[6] = Int64GetDatum(e->v.added > (uint64) PG_INT64_MAX ? PG_INT64_MAX : (int64) e->v.added);
+		values[7] = Int64GetDatum((int64) bf_popcount(&e->v));
+		values[8] = Float8GetDatum(bf_est_cardinality(&e->v));
+		values[9] = Float8GetDatum(bf_est_fpr(&e->v));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+Datum
+scalablebloom_fpr(PG_FUNCTION_ARGS)
+{
+	Sbloom		s;
+
+	sbloom_getarg(fcinfo, 0, &s);
+	PG_RETURN_FLOAT8(bfs_est_fpr(s.e, s.h.nfilters));
+}
+
+Datum
+scalablebloom_cardinality(PG_FUNCTION_ARGS)
+{
+	Sbloom		s;
+
+	sbloom_getarg(fcinfo, 0, &s);
+	PG_RETURN_FLOAT8(bfs_est_cardinality(s.e, s.h.nfilters));
+}
+
+/* ---- sbloom_agg(x) ---- */
+
+/*
+ * The self-sizing bloom_agg run at the first level's rate p * (1 - r),
+ * with p = bloomfilter.default_fpr: its state, combine, serialize and
+ * deserialize are bloom_agg's, so the result is as deterministic as
+ * bloom_agg's (the same keys give the same bytes whatever the plan).
+ */
+Datum
+scalablebloom_agg_trans(PG_FUNCTION_ARGS)
+{
+	return bloom_auto_agg_trans_at(fcinfo,
+								   bfs_level_fpr(bloomfilter_default_fpr, BFS_DEFAULT_TIGHTENING, 0));
+}
+
+/* The finished filter becomes sub-filter 0 of a container. */
+Datum
+scalablebloom_agg_final(PG_FUNCTION_ARGS)
+{
+	struct varlena *f;
+	bf_view		v;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	f = (struct varlena *) DatumGetPointer(DirectFunctionCall1(bloomfilter_agg_final,
+															   PG_GETARG_DATUM(0)));
+	bloomfilter_view(f, &v);
+	PG_RETURN_POINTER(wrap_filter(&v, bloomfilter_default_fpr,
+								  BFS_DEFAULT_GROWTH, BFS_DEFAULT_TIGHTENING));
+}
+
+/* ---- bloom_union_agg(scalablebloom) ---- */
+
+/*
+ * The state gathers copies of every input's sub-filters in the aggregate
+ * context; the result sorts them, so it depends on the multiset of inputs
+ * only, not on their order or the plan.
+ */
+static MemoryContext
+agg_context(FunctionCallInfo fcinfo)
+{
+	MemoryContext aggctx;
+
+	if (!AggCheckCallContext(fcinfo, &aggctx))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("bloom_union_agg called in non-aggregate context")));
+	return aggctx;
+}
+
+/* Copies a container into ctx and adds its entries to the state. */
+static void
+state_add(SbloomUnion *u, struct varlena *d, MemoryContext ctx)
+{
+	Sbloom		s;
+	struct varlena *copy;
+	MemoryContext old = MemoryContextSwitchTo(ctx);
+
+	copy = palloc_extended(VARSIZE_ANY(d), MCXT_ALLOC_HUGE);
+	memcpy(copy, d, VARSIZE_ANY(d));
+	sbloom_decode(copy, &s);
+	union_add(u, &s, ctx);
+	pfree(s.e);
+	if (u->n > BFS_MAX_FILTERS)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("the union of these scalablebloom filters would have more than %d sub-filters",
+						BFS_MAX_FILTERS)));
+	MemoryContextSwitchTo(old);
+}
+
+Datum
+scalablebloom_union_agg_trans(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggctx = agg_context(fcinfo);
+	SbloomUnion *u = PG_ARGISNULL(0) ? NULL : (SbloomUnion *) PG_GETARG_POINTER(0);
+
+	if (PG_ARGISNULL(1))
+	{
+		if (u == NULL)
+			PG_RETURN_NULL();
+		PG_RETURN_POINTER(u);
+	}
+	if (u == NULL)
+		u = MemoryContextAllocZero(aggctx, sizeof(SbloomUnion));
+	state_add(u, PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(1)), aggctx);
+	PG_RETURN_POINTER(u);
+}
+
+Datum
+scalablebloom_union_agg_combine(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggctx = agg_context(fcinfo);
+	SbloomUnion *u1 = PG_ARGISNULL(0) ? NULL : (SbloomUnion *) PG_GETARG_POINTER(0);
+	SbloomUnion *u2 = PG_ARGISNULL(1) ? NULL : (SbloomUnion *) PG_GETARG_POINTER(1);
+	struct varlena *d2;
+
+	if (u2 == NULL)
+	{
+		if (u1 == NULL)
+			PG_RETURN_NULL();
+		PG_RETURN_POINTER(u1);
+	}
+	if (u1 == NULL)
+		u1 = MemoryContextAllocZero(aggctx, sizeof(SbloomUnion));
+	/* through a container: the entries then live in the aggregate context */
+	d2 = union_build(u2);
+	state_add(u1, d2, aggctx);
+	pfree(d2);
+	PG_RETURN_POINTER(u1);
+}
+
+/* Serialized: the sealed container of the entries so far. */
+Datum
+scalablebloom_union_agg_serialize(PG_FUNCTION_ARGS)
+{
+	SbloomUnion *u = (SbloomUnion *) PG_GETARG_POINTER(0);
+	struct varlena *d = union_build(u);
+
+	bfs_seal((uint8 *) VARDATA(d), VARSIZE(d) - VARHDRSZ);
+	PG_RETURN_BYTEA_P(d);
+}
+
+/* Deserialized: validated like every other way bytes come in. */
+Datum
+scalablebloom_union_agg_deserialize(PG_FUNCTION_ARGS)
+{
+	bytea	   *b = PG_GETARG_BYTEA_PP(0);
+	struct varlena *d = sbloom_from_bytes((const uint8 *) VARDATA_ANY(b),
+										  VARSIZE_ANY_EXHDR(b),
+										  ERRCODE_DATA_CORRUPTED);
+	SbloomUnion *u = palloc0(sizeof(SbloomUnion));
+
+	state_add(u, d, CurrentMemoryContext);
+	pfree(d);
+	PG_RETURN_POINTER(u);
+}
+
+Datum
+scalablebloom_union_agg_final(PG_FUNCTION_ARGS)
+{
+	SbloomUnion *u;
+	SbloomUnion copy;
+	struct varlena *d;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	u = (SbloomUnion *) PG_GETARG_POINTER(0);
+	/* sort a copy of the entry list: the state may go on (window use) */
+	copy = *u;
+	copy.e = palloc(sizeof(bfs_entry) * Max(u->n, 1));
+	memcpy(copy.e, u->e, sizeof(bfs_entry) * u->n);
+	d = union_build(&copy);
+	union_warn(d);
+	PG_RETURN_POINTER(d);
+}
