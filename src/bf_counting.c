@@ -173,117 +173,58 @@ cbloom_getarg_copy(FunctionCallInfo fcinfo, int n, bfc_view *v)
 	return f;
 }
 
-/* A copy of the payload with the checksum filled in, for output. */
-static uint8 *
-sealed_copy(struct varlena *f, size_t *len)
+static void
+cbloom_check(struct varlena *f)
 {
 	bfc_view	v;
-	uint8	   *buf;
 
 	cbloom_view(f, &v);
-	*len = VARSIZE_ANY_EXHDR(f);
-	buf = palloc(*len);
-	memcpy(buf, VARDATA_ANY(f), *len);
-	bf_seal(buf, *len);
-	return buf;
 }
+
+/* Same seal as bloomfilter: the checksum field and rule are the same. */
+static const BloomTypeIO countingbloom_io = {
+	"countingbloom", cbloom_from_bytes, cbloom_check, bf_seal
+};
 
 /* ---- type I/O and the bytea casts ---- */
 
-/* Text input: padded base64 of the portable bytes, white space skipped. */
 Datum
 countingbloom_in(PG_FUNCTION_ARGS)
 {
-	char	   *raw = PG_GETARG_CSTRING(0);
-	char	   *str = palloc(strlen(raw) + 1);
-	size_t		len = 0;
-	uint8	   *buf;
-	long long	n;
-
-	for (const char *p = raw; *p; p++)
-		if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
-			str[len++] = *p;
-	if (len > bf_base64_encoded_len(BF_MAX_TOTAL_BYTES))
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("invalid input syntax for type %s: input is too long", "countingbloom")));
-	buf = palloc(bf_base64_decoded_max(len) + 1);
-	n = bf_base64_decode(str, len, buf);
-	if (n < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				 errmsg("invalid input syntax for type %s", "countingbloom"),
-				 errdetail("A countingbloom's text form is padded base64 of its portable bytes.")));
-	PG_RETURN_POINTER(cbloom_from_bytes(buf, (size_t) n,
-										ERRCODE_INVALID_TEXT_REPRESENTATION));
+	PG_RETURN_POINTER(bloom_type_in(&countingbloom_io, PG_GETARG_CSTRING(0)));
 }
 
 Datum
 countingbloom_out(PG_FUNCTION_ARGS)
 {
-	struct varlena *f = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
-	size_t		len;
-	uint8	   *buf = sealed_copy(f, &len);
-	size_t		outlen = bf_base64_encoded_len(len);
-	char	   *out = palloc(outlen + 1);
-
-	bf_base64_encode(buf, len, out);
-	out[outlen] = '\0';
-	pfree(buf);
-	PG_RETURN_CSTRING(out);
+	PG_RETURN_CSTRING(bloom_type_out(&countingbloom_io,
+									 PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0))));
 }
 
 Datum
 countingbloom_recv(PG_FUNCTION_ARGS)
 {
-	StringInfo	msg = (StringInfo) PG_GETARG_POINTER(0);
-	struct varlena *f;
-
-	f = cbloom_from_bytes((const uint8 *) msg->data + msg->cursor,
-						  (size_t) (msg->len - msg->cursor),
-						  ERRCODE_INVALID_BINARY_REPRESENTATION);
-	msg->cursor = msg->len;
-	PG_RETURN_POINTER(f);
+	PG_RETURN_POINTER(bloom_type_recv(&countingbloom_io, (StringInfo) PG_GETARG_POINTER(0)));
 }
 
 Datum
 countingbloom_send(PG_FUNCTION_ARGS)
 {
-	struct varlena *f = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
-	size_t		len;
-	uint8	   *buf = sealed_copy(f, &len);
-	StringInfoData out;
-
-	pq_begintypsend(&out);
-	pq_sendbytes(&out, (const char *) buf, len);
-	pfree(buf);
-	PG_RETURN_BYTEA_P(pq_endtypsend(&out));
+	PG_RETURN_BYTEA_P(bloom_type_send(&countingbloom_io,
+									  PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0))));
 }
 
 Datum
 countingbloom_to_bytea(PG_FUNCTION_ARGS)
 {
-	struct varlena *f = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
-	size_t		len = VARSIZE_ANY_EXHDR(f);
-	bytea	   *out;
-	bfc_view	v;
-
-	cbloom_view(f, &v);
-	out = (bytea *) palloc(VARHDRSZ + len);
-	SET_VARSIZE(out, VARHDRSZ + len);
-	memcpy(VARDATA(out), VARDATA_ANY(f), len);
-	bf_seal((uint8 *) VARDATA(out), len);
-	PG_RETURN_BYTEA_P(out);
+	PG_RETURN_BYTEA_P(bloom_type_to_bytea(&countingbloom_io,
+										  PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0))));
 }
 
 Datum
 countingbloom_from_bytea(PG_FUNCTION_ARGS)
 {
-	bytea	   *b = PG_GETARG_BYTEA_PP(0);
-
-	PG_RETURN_POINTER(cbloom_from_bytes((const uint8 *) VARDATA_ANY(b),
-										VARSIZE_ANY_EXHDR(b),
-										ERRCODE_INVALID_BINARY_REPRESENTATION));
+	PG_RETURN_POINTER(bloom_type_from_bytea(&countingbloom_io, PG_GETARG_BYTEA_PP(0)));
 }
 
 /* ---- constructors ---- */
@@ -366,21 +307,6 @@ countingbloom_empty_counters(PG_FUNCTION_ARGS)
 
 /* ---- keys and their family ---- */
 
-/* The key type of a call site's argument argno, looked up once. */
-static BloomKeyType *
-key_type_cached(FunctionCallInfo fcinfo, int argno)
-{
-	BloomKeyType *kt = (BloomKeyType *) fcinfo->flinfo->fn_extra;
-
-	if (kt == NULL)
-	{
-		kt = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BloomKeyType));
-		bloom_key_type_for_arg(kt, fcinfo, argno);
-		fcinfo->flinfo->fn_extra = kt;
-	}
-	return kt;
-}
-
 /*
  * The bloomfilter family rules, through a bloomfilter view holding the
  * counting filter's family: adding adopts or checks the family; probing
@@ -422,7 +348,7 @@ countingbloom_add(PG_FUNCTION_ARGS)
 		PG_RETURN_NULL();
 	if (PG_ARGISNULL(1))
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
-	kt = key_type_cached(fcinfo, 1);
+	kt = bloom_key_type_cached(fcinfo, 1, false);
 	f = cbloom_getarg_copy(fcinfo, 0, &v);
 	cbloom_adopt_family(&v, kt);
 	bfc_add_hash(&v, bloom_hash_fast(kt, PG_GETARG_DATUM(1), v.seed));
@@ -448,7 +374,7 @@ countingbloom_remove(PG_FUNCTION_ARGS)
 		PG_RETURN_NULL();
 	if (PG_ARGISNULL(1))
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
-	kt = key_type_cached(fcinfo, 1);
+	kt = bloom_key_type_cached(fcinfo, 1, false);
 	f = cbloom_getarg_copy(fcinfo, 0, &v);
 	if (cbloom_check_family(&v, kt))
 	{
@@ -716,7 +642,7 @@ Datum
 countingbloom_agg_trans(PG_FUNCTION_ARGS)
 {
 	CbloomAggState *st = PG_ARGISNULL(0) ? NULL : (CbloomAggState *) PG_GETARG_POINTER(0);
-	BloomKeyType *kt = key_type_cached(fcinfo, 1);
+	BloomKeyType *kt = bloom_key_type_cached(fcinfo, 1, false);
 
 	if (st == NULL)
 	{

@@ -214,6 +214,36 @@ bloom_key_type_for_arg(BloomKeyType *kt, FunctionCallInfo fcinfo, int argno)
 	bloom_key_type_init(kt, typid, fcinfo->flinfo->fn_mcxt);
 }
 
+/*
+ * The key type of a call site's argument argno (with is_array, of its
+ * elements), looked up on the first call and kept in fn_extra.
+ */
+BloomKeyType *
+bloom_key_type_cached(FunctionCallInfo fcinfo, int argno, bool is_array)
+{
+	BloomKeyType *kt = (BloomKeyType *) fcinfo->flinfo->fn_extra;
+
+	if (kt == NULL)
+	{
+		kt = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BloomKeyType));
+		if (is_array)
+		{
+			Oid			arrtype = get_fn_expr_argtype(fcinfo->flinfo, argno);
+			Oid			elemtype = get_element_type(getBaseType(arrtype));
+
+			if (!OidIsValid(elemtype))
+				ereport(ERROR,
+						(errcode(ERRCODE_DATATYPE_MISMATCH),
+						 errmsg("bloom_add_all expects an array")));
+			bloom_key_type_init(kt, elemtype, fcinfo->flinfo->fn_mcxt);
+		}
+		else
+			bloom_key_type_for_arg(kt, fcinfo, argno);
+		fcinfo->flinfo->fn_extra = kt;
+	}
+	return kt;
+}
+
 /* Length of a bpchar without the trailing spaces its equality ignores. */
 static size_t
 bpchar_true_len(const char *s, size_t len)

@@ -171,18 +171,19 @@ bloomfilter_getarg(FunctionCallInfo fcinfo, int n, bf_view *v)
 	return f;
 }
 
-/* A copy of f's payload with the checksum filled in, for output. */
+/* ---- the forms every type shares ---- */
+
+/* A copy of a stored datum's payload with the checksum filled in. */
 static uint8 *
-sealed_copy(struct varlena *f, size_t *len)
+sealed_copy(const BloomTypeIO *t, struct varlena *d, size_t *len)
 {
 	uint8	   *buf;
-	bf_view		v;
 
-	bloomfilter_view(f, &v);	/* a damaged datum is an ERROR, not a wild seal */
-	*len = VARSIZE_ANY_EXHDR(f);
-	buf = palloc(*len);
-	memcpy(buf, VARDATA_ANY(f), *len);
-	bf_seal(buf, *len);
+	t->check(d);				/* a damaged datum is an ERROR, not a wild seal */
+	*len = VARSIZE_ANY_EXHDR(d);
+	buf = palloc_extended(*len, MCXT_ALLOC_HUGE);
+	memcpy(buf, VARDATA_ANY(d), *len);
+	t->seal(buf, *len);
 	return buf;
 }
 
@@ -198,75 +199,139 @@ is_b64_space(char c)
  * base64 tool break lines every 76 characters, and pasted values carry
  * spaces.  Everything else must be the canonical padded base64.
  */
-Datum
-bloomfilter_in(PG_FUNCTION_ARGS)
+struct varlena *
+bloom_type_in(const BloomTypeIO *t, const char *raw)
 {
-	char	   *raw = PG_GETARG_CSTRING(0);
-	char	   *str;
-	size_t		len = 0;
+	const char *str = raw;
+	size_t		len = strlen(raw);
 	uint8	   *buf;
 	long long	n;
 
-	if (strpbrk(raw, " \t\n\r") == NULL)
+	if (strpbrk(raw, " \t\n\r") != NULL)
 	{
-		str = raw;
-		len = strlen(raw);
-	}
-	else
-	{
-		str = palloc(strlen(raw) + 1);
+		char	   *s = palloc_extended(len + 1, MCXT_ALLOC_HUGE);
+
+		len = 0;
 		for (const char *p = raw; *p; p++)
 			if (!is_b64_space(*p))
-				str[len++] = *p;
+				s[len++] = *p;
+		str = s;
 	}
 
-	/* the largest valid filter has a known text length: refuse early */
+	/* the largest valid value has a known text length: refuse early */
 	if (len > bf_base64_encoded_len(BF_MAX_TOTAL_BYTES))
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("invalid input syntax for type %s: input is too long", "bloomfilter")));
+				 errmsg("invalid input syntax for type %s: input is too long", t->name)));
 
-	buf = palloc(bf_base64_decoded_max(len) + 1);
+	buf = palloc_extended(bf_base64_decoded_max(len) + 1, MCXT_ALLOC_HUGE);
 	n = bf_base64_decode(str, len, buf);
 	if (n < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				 errmsg("invalid input syntax for type %s", "bloomfilter"),
-				 errdetail("A bloomfilter's text form is padded base64 of its portable bytes.")));
+				 errmsg("invalid input syntax for type %s", t->name),
+				 errdetail("A %s's text form is padded base64 of its portable bytes.", t->name)));
+	return t->from_bytes(buf, (size_t) n, ERRCODE_INVALID_TEXT_REPRESENTATION);
+}
 
-	PG_RETURN_POINTER(bloomfilter_from_bytes(buf, (size_t) n,
-											 ERRCODE_INVALID_TEXT_REPRESENTATION));
+char *
+bloom_type_out(const BloomTypeIO *t, struct varlena *d)
+{
+	size_t		len;
+	uint8	   *buf = sealed_copy(t, d, &len);
+	size_t		outlen = bf_base64_encoded_len(len);
+	char	   *out = palloc_extended(outlen + 1, MCXT_ALLOC_HUGE);
+
+	bf_base64_encode(buf, len, out);
+	out[outlen] = '\0';
+	pfree(buf);
+	return out;
+}
+
+/* Binary receive: the portable bytes, all of the remaining message. */
+struct varlena *
+bloom_type_recv(const BloomTypeIO *t, StringInfo msg)
+{
+	struct varlena *d;
+
+	d = t->from_bytes((const uint8 *) msg->data + msg->cursor,
+					  (size_t) (msg->len - msg->cursor),
+					  ERRCODE_INVALID_BINARY_REPRESENTATION);
+	msg->cursor = msg->len;
+	return d;
+}
+
+bytea *
+bloom_type_send(const BloomTypeIO *t, struct varlena *d)
+{
+	size_t		len;
+	uint8	   *buf = sealed_copy(t, d, &len);
+	StringInfoData out;
+
+	pq_begintypsend(&out);
+	pq_sendbytes(&out, (const char *) buf, len);
+	pfree(buf);
+	return pq_endtypsend(&out);
+}
+
+bytea *
+bloom_type_to_bytea(const BloomTypeIO *t, struct varlena *d)
+{
+	size_t		len = VARSIZE_ANY_EXHDR(d);
+	bytea	   *out;
+
+	t->check(d);
+	out = (bytea *) palloc_extended(VARHDRSZ + len, MCXT_ALLOC_HUGE);
+	SET_VARSIZE(out, VARHDRSZ + len);
+	memcpy(VARDATA(out), VARDATA_ANY(d), len);
+	t->seal((uint8 *) VARDATA(out), len);
+	return out;
+}
+
+struct varlena *
+bloom_type_from_bytea(const BloomTypeIO *t, bytea *b)
+{
+	return t->from_bytes((const uint8 *) VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b),
+						 ERRCODE_INVALID_BINARY_REPRESENTATION);
+}
+
+/* ---- bloomfilter ---- */
+
+static void
+bloomfilter_check(struct varlena *f)
+{
+	bf_view		v;
+
+	bloomfilter_view(f, &v);
+}
+
+static const BloomTypeIO bloomfilter_io = {
+	"bloomfilter", bloomfilter_from_bytes, bloomfilter_check, bf_seal
+};
+
+Datum
+bloomfilter_in(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_POINTER(bloom_type_in(&bloomfilter_io, PG_GETARG_CSTRING(0)));
 }
 
 Datum
 bloomfilter_out(PG_FUNCTION_ARGS)
 {
-	struct varlena *f = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
-	size_t		len;
-	uint8	   *buf = sealed_copy(f, &len);
-	size_t		outlen = bf_base64_encoded_len(len);
-	char	   *out = palloc(outlen + 1);
-
-	bf_base64_encode(buf, len, out);
-	out[outlen] = '\0';
-	pfree(buf);
-	PG_RETURN_CSTRING(out);
+	PG_RETURN_CSTRING(bloom_type_out(&bloomfilter_io,
+									 PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0))));
 }
 
-/* Binary receive: the portable bytes, all of the remaining message. */
 Datum
 bloomfilter_recv(PG_FUNCTION_ARGS)
 {
-	StringInfo	msg = (StringInfo) PG_GETARG_POINTER(0);
-	size_t		len = (size_t) (msg->len - msg->cursor);
-	struct varlena *f;
-
-	f = bloomfilter_from_bytes((const uint8 *) msg->data + msg->cursor, len,
-							   ERRCODE_INVALID_BINARY_REPRESENTATION);
-	msg->cursor = msg->len;
-	PG_RETURN_POINTER(f);
+	PG_RETURN_POINTER(bloom_type_recv(&bloomfilter_io, (StringInfo) PG_GETARG_POINTER(0)));
 }
 
+/*
+ * Not bloom_type_send: only a copy of the header is sealed, and the bit
+ * array, which may be hundreds of megabytes, goes out as it is.
+ */
 Datum
 bloomfilter_send(PG_FUNCTION_ARGS)
 {
@@ -292,25 +357,12 @@ bloomfilter_send(PG_FUNCTION_ARGS)
 Datum
 bloomfilter_to_bytea(PG_FUNCTION_ARGS)
 {
-	struct varlena *f = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
-	size_t		len = VARSIZE_ANY_EXHDR(f);
-	bytea	   *out;
-	bf_view		v;
-
-	bloomfilter_view(f, &v);
-	out = (bytea *) palloc(VARHDRSZ + len);
-	SET_VARSIZE(out, VARHDRSZ + len);
-	memcpy(VARDATA(out), VARDATA_ANY(f), len);
-	bf_seal((uint8 *) VARDATA(out), len);
-	PG_RETURN_BYTEA_P(out);
+	PG_RETURN_BYTEA_P(bloom_type_to_bytea(&bloomfilter_io,
+										  PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0))));
 }
 
 Datum
 bloomfilter_from_bytea(PG_FUNCTION_ARGS)
 {
-	bytea	   *b = PG_GETARG_BYTEA_PP(0);
-
-	PG_RETURN_POINTER(bloomfilter_from_bytes((const uint8 *) VARDATA_ANY(b),
-											 VARSIZE_ANY_EXHDR(b),
-											 ERRCODE_INVALID_BINARY_REPRESENTATION));
+	PG_RETURN_POINTER(bloom_type_from_bytea(&bloomfilter_io, PG_GETARG_BYTEA_PP(0)));
 }

@@ -149,33 +149,6 @@ bloomfilter_empty_bits(PG_FUNCTION_ARGS)
 
 /* ---- adding ---- */
 
-/* The element type of a call site, looked up once. */
-static BloomKeyType *
-key_type_cached(FunctionCallInfo fcinfo, int argno, bool is_array)
-{
-	BloomKeyType *kt = (BloomKeyType *) fcinfo->flinfo->fn_extra;
-
-	if (kt == NULL)
-	{
-		kt = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BloomKeyType));
-		if (is_array)
-		{
-			Oid			arrtype = get_fn_expr_argtype(fcinfo->flinfo, argno);
-			Oid			elemtype = get_element_type(getBaseType(arrtype));
-
-			if (!OidIsValid(elemtype))
-				ereport(ERROR,
-						(errcode(ERRCODE_DATATYPE_MISMATCH),
-						 errmsg("bloom_add_all expects an array")));
-			bloom_key_type_init(kt, elemtype, fcinfo->flinfo->fn_mcxt);
-		}
-		else
-			bloom_key_type_for_arg(kt, fcinfo, argno);
-		fcinfo->flinfo->fn_extra = kt;
-	}
-	return kt;
-}
-
 /*
  * bloom_add(f, x): a copy of f with x added.  A NULL element leaves the
  * filter as it is; a NULL filter stays NULL.
@@ -192,7 +165,7 @@ bloomfilter_add(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(1))
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 
-	kt = key_type_cached(fcinfo, 1, false);
+	kt = bloom_key_type_cached(fcinfo, 1, false);
 	f = bloomfilter_getarg_copy(fcinfo, 0, &v);
 	bloom_adopt_family(&v, kt);
 	bf_insert_hash(&v, bloom_hash_fast(kt, PG_GETARG_DATUM(1), v.seed));
@@ -218,7 +191,7 @@ bloomfilter_add_all(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(1))
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 
-	kt = key_type_cached(fcinfo, 1, true);
+	kt = bloom_key_type_cached(fcinfo, 1, true);
 	f = bloomfilter_getarg_copy(fcinfo, 0, &v);
 	arr = PG_GETARG_ARRAYTYPE_P(1);
 	it = array_create_iterator(arr, 0, NULL);

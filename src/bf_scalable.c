@@ -203,115 +203,57 @@ sbloom_getarg_copy(FunctionCallInfo fcinfo, int n, Sbloom *s)
 	sbloom_decode(PG_DETOAST_DATUM_COPY(PG_GETARG_DATUM(n)), s);
 }
 
-/* A copy of the payload with the checksum filled in, for output. */
-static uint8 *
-sealed_copy(struct varlena *d, size_t *len)
+static void
+sbloom_check(struct varlena *d)
 {
 	Sbloom		s;
-	uint8	   *buf;
 
 	sbloom_decode(d, &s);
-	*len = VARSIZE_ANY_EXHDR(d);
-	buf = palloc_extended(*len, MCXT_ALLOC_HUGE);
-	memcpy(buf, VARDATA_ANY(d), *len);
-	bfs_seal(buf, *len);
-	return buf;
 }
 
-/* Text input: base64 of the portable bytes, white space skipped. */
+static const BloomTypeIO scalablebloom_io = {
+	"scalablebloom", sbloom_from_bytes, sbloom_check, bfs_seal
+};
+
+/* ---- type I/O: as bloomfilter, base64 of the portable bytes ---- */
+
 Datum
 scalablebloom_in(PG_FUNCTION_ARGS)
 {
-	char	   *raw = PG_GETARG_CSTRING(0);
-	size_t		rawlen = strlen(raw);
-	char	   *str = palloc(rawlen + 1);
-	size_t		len = 0;
-	uint8	   *buf;
-	long long	n;
-
-	for (const char *p = raw; *p; p++)
-		if (!(*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
-			str[len++] = *p;
-	if (len > bf_base64_encoded_len(BF_MAX_TOTAL_BYTES))
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("invalid input syntax for type %s: input is too long", "scalablebloom")));
-	buf = palloc_extended(bf_base64_decoded_max(len) + 1, MCXT_ALLOC_HUGE);
-	n = bf_base64_decode(str, len, buf);
-	if (n < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				 errmsg("invalid input syntax for type %s", "scalablebloom"),
-				 errdetail("A scalablebloom's text form is padded base64 of its portable bytes.")));
-	PG_RETURN_POINTER(sbloom_from_bytes(buf, (size_t) n, ERRCODE_INVALID_TEXT_REPRESENTATION));
+	PG_RETURN_POINTER(bloom_type_in(&scalablebloom_io, PG_GETARG_CSTRING(0)));
 }
 
 Datum
 scalablebloom_out(PG_FUNCTION_ARGS)
 {
-	struct varlena *d = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
-	size_t		len;
-	uint8	   *buf = sealed_copy(d, &len);
-	size_t		outlen = bf_base64_encoded_len(len);
-	char	   *out = palloc_extended(outlen + 1, MCXT_ALLOC_HUGE);
-
-	bf_base64_encode(buf, len, out);
-	out[outlen] = '\0';
-	pfree(buf);
-	PG_RETURN_CSTRING(out);
+	PG_RETURN_CSTRING(bloom_type_out(&scalablebloom_io,
+									 PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0))));
 }
 
 Datum
 scalablebloom_recv(PG_FUNCTION_ARGS)
 {
-	StringInfo	msg = (StringInfo) PG_GETARG_POINTER(0);
-	struct varlena *s;
-
-	s = sbloom_from_bytes((const uint8 *) msg->data + msg->cursor,
-						  (size_t) (msg->len - msg->cursor),
-						  ERRCODE_INVALID_BINARY_REPRESENTATION);
-	msg->cursor = msg->len;
-	PG_RETURN_POINTER(s);
+	PG_RETURN_POINTER(bloom_type_recv(&scalablebloom_io, (StringInfo) PG_GETARG_POINTER(0)));
 }
 
 Datum
 scalablebloom_send(PG_FUNCTION_ARGS)
 {
-	struct varlena *d = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
-	size_t		len;
-	uint8	   *buf = sealed_copy(d, &len);
-	StringInfoData out;
-
-	pq_begintypsend(&out);
-	pq_sendbytes(&out, (const char *) buf, len);
-	pfree(buf);
-	PG_RETURN_BYTEA_P(pq_endtypsend(&out));
+	PG_RETURN_BYTEA_P(bloom_type_send(&scalablebloom_io,
+									  PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0))));
 }
 
 Datum
 scalablebloom_to_bytea(PG_FUNCTION_ARGS)
 {
-	struct varlena *d = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
-	size_t		len = VARSIZE_ANY_EXHDR(d);
-	bytea	   *out;
-	Sbloom		s;
-
-	sbloom_decode(d, &s);
-	out = (bytea *) palloc_extended(VARHDRSZ + len, MCXT_ALLOC_HUGE);
-	SET_VARSIZE(out, VARHDRSZ + len);
-	memcpy(VARDATA(out), VARDATA_ANY(d), len);
-	bfs_seal((uint8 *) VARDATA(out), len);
-	PG_RETURN_BYTEA_P(out);
+	PG_RETURN_BYTEA_P(bloom_type_to_bytea(&scalablebloom_io,
+										  PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0))));
 }
 
 Datum
 scalablebloom_from_bytea(PG_FUNCTION_ARGS)
 {
-	bytea	   *b = PG_GETARG_BYTEA_PP(0);
-
-	PG_RETURN_POINTER(sbloom_from_bytes((const uint8 *) VARDATA_ANY(b),
-										VARSIZE_ANY_EXHDR(b),
-										ERRCODE_INVALID_BINARY_REPRESENTATION));
+	PG_RETURN_POINTER(bloom_type_from_bytea(&scalablebloom_io, PG_GETARG_BYTEA_PP(0)));
 }
 
 /* ---- building ---- */
@@ -535,32 +477,6 @@ sbloom_adopt_family(Sbloom *s, const BloomKeyType *kt)
 	s->h.type_tag = fv.type_tag;
 }
 
-static BloomKeyType *
-key_type_cached(FunctionCallInfo fcinfo, int argno, bool is_array)
-{
-	BloomKeyType *kt = (BloomKeyType *) fcinfo->flinfo->fn_extra;
-
-	if (kt == NULL)
-	{
-		kt = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BloomKeyType));
-		if (is_array)
-		{
-			Oid			arrtype = get_fn_expr_argtype(fcinfo->flinfo, argno);
-			Oid			elemtype = get_element_type(getBaseType(arrtype));
-
-			if (!OidIsValid(elemtype))
-				ereport(ERROR,
-						(errcode(ERRCODE_DATATYPE_MISMATCH),
-						 errmsg("bloom_add_all expects an array")));
-			bloom_key_type_init(kt, elemtype, fcinfo->flinfo->fn_mcxt);
-		}
-		else
-			bloom_key_type_for_arg(kt, fcinfo, argno);
-		fcinfo->flinfo->fn_extra = kt;
-	}
-	return kt;
-}
-
 /* bloom_add(s, x): a copy of s with x added; a NULL x leaves s as it is. */
 Datum
 scalablebloom_add(PG_FUNCTION_ARGS)
@@ -572,7 +488,7 @@ scalablebloom_add(PG_FUNCTION_ARGS)
 		PG_RETURN_NULL();
 	if (PG_ARGISNULL(1))
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
-	kt = key_type_cached(fcinfo, 1, false);
+	kt = bloom_key_type_cached(fcinfo, 1, false);
 	sbloom_getarg_copy(fcinfo, 0, &s);
 	sbloom_adopt_family(&s, kt);
 	sbloom_add_hash(&s, bloom_hash_fast(kt, PG_GETARG_DATUM(1), s.h.seed));
@@ -595,7 +511,7 @@ scalablebloom_add_all(PG_FUNCTION_ARGS)
 		PG_RETURN_NULL();
 	if (PG_ARGISNULL(1))
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
-	kt = key_type_cached(fcinfo, 1, true);
+	kt = bloom_key_type_cached(fcinfo, 1, true);
 	sbloom_getarg_copy(fcinfo, 0, &s);
 	it = array_create_iterator(PG_GETARG_ARRAYTYPE_P(1), 0, NULL);
 	while (array_iterate(it, &value, &isnull))

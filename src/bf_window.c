@@ -180,116 +180,57 @@ window_from_bytes(const uint8 *data, size_t len, int sqlstate)
 	return w;
 }
 
-/* A sealed copy of a datum's payload, for output. */
-static uint8 *
-sealed_copy(struct varlena *d, size_t *len)
+static void
+window_check(struct varlena *d)
 {
 	bfw_view	w;
-	uint8	   *buf;
 
 	window_view(d, &w);
-	*len = VARSIZE_ANY_EXHDR(d);
-	buf = palloc_extended(*len, MCXT_ALLOC_HUGE);
-	memcpy(buf, VARDATA_ANY(d), *len);
-	bfw_seal(buf, *len);
-	return buf;
 }
+
+static const BloomTypeIO bloomwindow_io = {
+	"bloomwindow", window_from_bytes, window_check, bfw_seal
+};
 
 /* ---- type I/O: as bloomfilter, base64 of the portable bytes ---- */
 
 Datum
 bloomwindow_in(PG_FUNCTION_ARGS)
 {
-	char	   *raw = PG_GETARG_CSTRING(0);
-	char	   *str = palloc(strlen(raw) + 1);
-	size_t		len = 0;
-	uint8	   *buf;
-	long long	n;
-
-	/* white space is skipped, as in bloomfilter's text form */
-	for (const char *p = raw; *p; p++)
-		if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
-			str[len++] = *p;
-	if (len > bf_base64_encoded_len(BF_MAX_TOTAL_BYTES))
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("invalid input syntax for type %s: input is too long", "bloomwindow")));
-	buf = palloc_extended(bf_base64_decoded_max(len) + 1, MCXT_ALLOC_HUGE);
-	n = bf_base64_decode(str, len, buf);
-	if (n < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				 errmsg("invalid input syntax for type %s", "bloomwindow"),
-				 errdetail("A bloomwindow's text form is padded base64 of its portable bytes.")));
-	PG_RETURN_POINTER(window_from_bytes(buf, (size_t) n,
-										ERRCODE_INVALID_TEXT_REPRESENTATION));
+	PG_RETURN_POINTER(bloom_type_in(&bloomwindow_io, PG_GETARG_CSTRING(0)));
 }
 
 Datum
 bloomwindow_out(PG_FUNCTION_ARGS)
 {
-	struct varlena *d = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
-	size_t		len;
-	uint8	   *buf = sealed_copy(d, &len);
-	size_t		outlen = bf_base64_encoded_len(len);
-	char	   *out = palloc_extended(outlen + 1, MCXT_ALLOC_HUGE);
-
-	bf_base64_encode(buf, len, out);
-	out[outlen] = '\0';
-	pfree(buf);
-	PG_RETURN_CSTRING(out);
+	PG_RETURN_CSTRING(bloom_type_out(&bloomwindow_io,
+									 PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0))));
 }
 
 Datum
 bloomwindow_recv(PG_FUNCTION_ARGS)
 {
-	StringInfo	msg = (StringInfo) PG_GETARG_POINTER(0);
-	struct varlena *w;
-
-	w = window_from_bytes((const uint8 *) msg->data + msg->cursor,
-						  (size_t) (msg->len - msg->cursor),
-						  ERRCODE_INVALID_BINARY_REPRESENTATION);
-	msg->cursor = msg->len;
-	PG_RETURN_POINTER(w);
+	PG_RETURN_POINTER(bloom_type_recv(&bloomwindow_io, (StringInfo) PG_GETARG_POINTER(0)));
 }
 
 Datum
 bloomwindow_send(PG_FUNCTION_ARGS)
 {
-	struct varlena *d = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
-	size_t		len;
-	uint8	   *buf = sealed_copy(d, &len);
-	StringInfoData out;
-
-	pq_begintypsend(&out);
-	pq_sendbytes(&out, (const char *) buf, len);
-	pfree(buf);
-	PG_RETURN_BYTEA_P(pq_endtypsend(&out));
+	PG_RETURN_BYTEA_P(bloom_type_send(&bloomwindow_io,
+									  PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0))));
 }
 
 Datum
 bloomwindow_to_bytea(PG_FUNCTION_ARGS)
 {
-	struct varlena *d = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
-	size_t		len = VARSIZE_ANY_EXHDR(d);
-	bfw_view	w;
-	bytea	   *out;
-
-	window_view(d, &w);
-	out = (bytea *) window_alloc(CurrentMemoryContext, len);
-	memcpy(VARDATA(out), VARDATA_ANY(d), len);
-	bfw_seal((uint8 *) VARDATA(out), len);
-	PG_RETURN_BYTEA_P(out);
+	PG_RETURN_BYTEA_P(bloom_type_to_bytea(&bloomwindow_io,
+										  PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0))));
 }
 
 Datum
 bloomwindow_from_bytea(PG_FUNCTION_ARGS)
 {
-	bytea	   *b = PG_GETARG_BYTEA_PP(0);
-
-	PG_RETURN_POINTER(window_from_bytes((const uint8 *) VARDATA_ANY(b),
-										VARSIZE_ANY_EXHDR(b),
-										ERRCODE_INVALID_BINARY_REPRESENTATION));
+	PG_RETURN_POINTER(bloom_type_from_bytea(&bloomwindow_io, PG_GETARG_BYTEA_PP(0)));
 }
 
 /* ---- arguments ---- */
@@ -407,20 +348,6 @@ bloomwindow_empty(PG_FUNCTION_ARGS)
 
 /* ---- add ---- */
 
-static BloomKeyType *
-key_type_cached(FunctionCallInfo fcinfo, int argno)
-{
-	BloomKeyType *kt = (BloomKeyType *) fcinfo->flinfo->fn_extra;
-
-	if (kt == NULL)
-	{
-		kt = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BloomKeyType));
-		bloom_key_type_for_arg(kt, fcinfo, argno);
-		fcinfo->flinfo->fn_extra = kt;
-	}
-	return kt;
-}
-
 /* The window's family as a filter view, for the shared family rules. */
 static void
 window_family_view(const bfw_view *w, bf_view *v)
@@ -462,7 +389,7 @@ bloomwindow_add(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(1) || PG_ARGISNULL(2))
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 
-	kt = key_type_cached(fcinfo, 1);
+	kt = bloom_key_type_cached(fcinfo, 1, false);
 	d = window_getarg_copy(fcinfo, 0, &w);
 	b = bucket_arg(&w, PG_GETARG_TIMESTAMPTZ(2));
 	window_adopt_family(&w, kt);
@@ -744,7 +671,7 @@ Datum
 bloomwindow_agg_trans(PG_FUNCTION_ARGS)
 {
 	BloomWindowState *st = PG_ARGISNULL(0) ? NULL : (BloomWindowState *) PG_GETARG_POINTER(0);
-	BloomKeyType *kt = key_type_cached(fcinfo, 1);
+	BloomKeyType *kt = bloom_key_type_cached(fcinfo, 1, false);
 
 	if (st == NULL)
 	{

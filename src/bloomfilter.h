@@ -17,6 +17,7 @@
 #include "postgres.h"
 
 #include "fmgr.h"
+#include "lib/stringinfo.h"
 
 #include "bf_core.h"
 
@@ -60,6 +61,30 @@ extern struct varlena *bloomfilter_getarg(FunctionCallInfo fcinfo, int n,
 
 /* bloom_agg(x)'s transition at a given rate (for sbloom_agg). */
 extern Datum bloom_auto_agg_trans_at(FunctionCallInfo fcinfo, double fpr);
+
+/*
+ * The text, binary and bytea forms every type of this extension shares:
+ * base64 of the portable bytes, the bytes themselves, and the bytes as a
+ * bytea.  A type describes how its bytes are validated and sealed; the
+ * datum functions of each type are then one line each.
+ */
+typedef struct BloomTypeIO
+{
+	const char *name;			/* the SQL type, for messages */
+	/* validates untrusted bytes into a new datum, or ERROR with sqlstate */
+	struct varlena *(*from_bytes) (const uint8 *data, size_t len, int sqlstate);
+	/* ERROR if a stored datum is damaged (its header disagrees with it) */
+	void		(*check) (struct varlena *d);
+	/* fills in the checksum of a copy of the payload that is leaving */
+	void		(*seal) (uint8 *buf, size_t len);
+} BloomTypeIO;
+
+extern struct varlena *bloom_type_in(const BloomTypeIO *t, const char *raw);
+extern char *bloom_type_out(const BloomTypeIO *t, struct varlena *d);
+extern struct varlena *bloom_type_recv(const BloomTypeIO *t, StringInfo msg);
+extern bytea *bloom_type_send(const BloomTypeIO *t, struct varlena *d);
+extern bytea *bloom_type_to_bytea(const BloomTypeIO *t, struct varlena *d);
+extern struct varlena *bloom_type_from_bytea(const BloomTypeIO *t, bytea *b);
 
 /* ---- bf_ops.c ---- */
 
@@ -123,6 +148,13 @@ extern void bloom_key_type_init(BloomKeyType *kt, Oid typid, MemoryContext mcxt)
  */
 extern void bloom_key_type_for_arg(BloomKeyType *kt, FunctionCallInfo fcinfo,
 								   int argno);
+
+/*
+ * The key type of a call site's argument argno (is_array: of its elements),
+ * cached in fn_extra: the call site must keep nothing else there.
+ */
+extern BloomKeyType *bloom_key_type_cached(FunctionCallInfo fcinfo, int argno,
+										   bool is_array);
 
 /* Hash of a non-null value under the filter's seed. */
 extern uint64 bloom_hash_value(const BloomKeyType *kt, Datum value, uint64 seed);
