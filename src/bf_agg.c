@@ -72,10 +72,16 @@ PG_FUNCTION_INFO_V1(bloomfilter_intersect_agg_combine);
 /* Filters larger than this are filled a bucket at a time. */
 #define BF_AGG_CACHE_BYTES	(UINT64CONST(1) << 20)
 
-/* Hashes in bucket order (see bf_hash_run), from a partial state. */
+/*
+ * Hashes in bucket order (see bf_hash_run), from a partial state.  In a
+ * state just deserialized, keys is NULL and the hashes are still the
+ * little-endian bytes at src, inside the serialized state: the combine
+ * function copies them once, into the aggregate context.
+ */
 typedef struct BloomAggRun
 {
 	uint64	   *keys;
+	const char *src;
 	uint32		nkeys;
 	uint32		count[BF_HASH_BUCKETS];
 } BloomAggRun;
@@ -204,6 +210,38 @@ buf_reserve(BloomAggState *st, uint32 cap)
 		st->cap = cap;
 }
 
+/* Copies the hashes of run r to dst. */
+static void
+run_copy_keys(uint64 *dst, const BloomAggRun *r)
+{
+	if (r->keys != NULL)
+		memcpy(dst, r->keys, (Size) r->nkeys * sizeof(uint64));
+	else
+	{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		for (uint32 j = 0; j < r->nkeys; j++)
+			dst[j] = bf_load_le64((const uint8 *) r->src + (size_t) j * 8);
+#else
+		memcpy(dst, r->src, (Size) r->nkeys * sizeof(uint64));
+#endif
+	}
+}
+
+/* Gives the runs still in serialized bytes an array of their own. */
+static void
+state_own_runs(BloomAggState *st)
+{
+	for (int r = 0; r < st->nruns; r++)
+		if (st->runs[r].keys == NULL)
+		{
+			uint64	   *keys = MemoryContextAllocHuge(st->ctx,
+													  Max(st->runs[r].nkeys, 1) * sizeof(uint64));
+
+			run_copy_keys(keys, &st->runs[r]);
+			st->runs[r].keys = keys;
+		}
+}
+
 /* Adds a copy of run r (keys in bucket order) to the state. */
 static void
 state_add_run(BloomAggState *st, const BloomAggRun *r)
@@ -223,8 +261,9 @@ state_add_run(BloomAggState *st, const BloomAggRun *r)
 	dst = &st->runs[st->nruns++];
 	memcpy(dst->count, r->count, sizeof(dst->count));
 	dst->nkeys = r->nkeys;
+	dst->src = NULL;
 	dst->keys = MemoryContextAllocHuge(st->ctx, Max(r->nkeys, 1) * sizeof(uint64));
-	memcpy(dst->keys, r->keys, (Size) r->nkeys * sizeof(uint64));
+	run_copy_keys(dst->keys, r);
 	st->nrunkeys += r->nkeys;
 }
 
@@ -232,8 +271,18 @@ state_add_run(BloomAggState *st, const BloomAggRun *r)
 static void
 buf_append(BloomAggState *st, const uint64 *h, uint32 n)
 {
+	if (n == 0)
+		return;
 	memcpy(st->keys + st->nkeys, h, (Size) n * sizeof(uint64));
 	st->nkeys += n;
+}
+
+/* Appends the hashes of run r to the buffer, which has room for them. */
+static void
+buf_append_run(BloomAggState *st, const BloomAggRun *r)
+{
+	run_copy_keys(st->keys + st->nkeys, r);
+	st->nkeys += r->nkeys;
 }
 
 /*
@@ -248,8 +297,9 @@ state_flatten_runs(BloomAggState *st)
 	buf_reserve(st, Max(st->nkeys + st->nrunkeys, BF_AGG_FIRST_CAP));
 	for (int r = 0; r < st->nruns; r++)
 	{
-		buf_append(st, st->runs[r].keys, st->runs[r].nkeys);
-		pfree(st->runs[r].keys);
+		buf_append_run(st, &st->runs[r]);
+		if (st->runs[r].keys != NULL)
+			pfree(st->runs[r].keys);
 	}
 	st->nruns = 0;
 	st->nrunkeys = 0;
@@ -356,7 +406,8 @@ state_to_filter_phase(BloomAggState *st)
 	st->keys = NULL;
 	st->cap = st->nkeys = 0;
 	for (int r = 0; r < st->nruns; r++)
-		pfree(st->runs[r].keys);
+		if (st->runs[r].keys != NULL)
+			pfree(st->runs[r].keys);
 	st->nruns = 0;
 	st->nrunkeys = 0;
 }
@@ -782,7 +833,7 @@ auto_combine(MemoryContext aggctx, BloomAggState *s1, BloomAggState *s2)
 		{
 			buf_append(s1, s2->keys, s2->nkeys);
 			for (int r = 0; r < s2->nruns; r++)
-				buf_append(s1, s2->runs[r].keys, s2->runs[r].nkeys);
+				buf_append_run(s1, &s2->runs[r]);
 			s1->added = bloom_add_saturating(s1->added, s2->added);
 			return;
 		}
@@ -795,6 +846,7 @@ auto_combine(MemoryContext aggctx, BloomAggState *s1, BloomAggState *s2)
 	{
 		uint64		added = s1->view.added;
 
+		state_own_runs(s2);
 		buf_insert_into(s2, &s1->view, NULL);
 		sketch_merge(s1, s2);
 		/* count rows, not the hashes just inserted */
@@ -905,43 +957,88 @@ append_target(StringInfo buf, const BloomAggState *st)
 }
 
 /*
+ * Drops repeated hashes from the buffer when its sketch says there are
+ * many: they would otherwise travel to the leader and be inserted there
+ * again.  The hash set is sized for the estimated distinct hashes, and at
+ * most as large as the buffer (the memory the sort of buf_dedup takes).
+ */
+static void
+buf_dedup_estimated(BloomAggState *st, const uint8 *regs)
+{
+	double		est = bf_hll_estimate(regs);
+	size_t		size = 1024;
+	uint64	   *table;
+
+	if (est > st->nkeys / 2.0)
+		return;
+	while (size < 2.5 * est + 1024)
+		size *= 2;
+	if (size > st->nkeys)
+		return;
+	table = MemoryContextAllocHuge(CurrentMemoryContext, size * sizeof(uint64));
+	st->nkeys = (uint32) bf_dedup_hashes(st->keys, st->nkeys, table, size);
+	pfree(table);
+}
+
+/*
  * A self-sizing buffer (the buffer and any runs) as a 'B' state: sketched
- * if it was not, and in bucket order, which is most of the final
- * function's work, done here by each worker of a parallel plan.
+ * if it was not, without most repeated hashes, and in bucket order, which
+ * is most of the final function's work, done here by each worker of a
+ * parallel plan.
  */
 static bytea *
-serialize_bucketed(const BloomAggState *st)
+serialize_bucketed(BloomAggState *st)
 {
-	uint64		total = (uint64) st->nkeys + st->nrunkeys;
-	bytea	   *out = palloc(VARHDRSZ + BF_BUCKETED_HEAD + total * sizeof(uint64));
-	uint8	   *p = (uint8 *) VARDATA(out);
-	uint8	   *regs = p + 1 + BF_TARGET_LEN + 14;
-	uint8	   *counts = regs + BF_HLL_REGISTERS + 4;
-	uint64	   *h = (uint64 *) (p + BF_BUCKETED_HEAD);
+	uint8	   *sketch = st->hll;
 	uint32		count[BF_HASH_BUCKETS] = {0};
+	uint64		total;
+	bytea	   *out;
+	uint8	   *p;
+	uint8	   *regs;
+	uint8	   *counts;
+	uint64	   *h;
 	size_t		pos[BF_HASH_BUCKETS];
 	size_t		at = 0;
 
 	StaticAssertStmt((VARHDRSZ + BF_BUCKETED_HEAD) % sizeof(uint64) == 0,
 					 "hashes of a 'B' state must be aligned");
+
+	/* one pass over the buffer counts it by bucket and sketches it */
+	if (sketch != NULL)
+		bf_count_buckets(st->keys, st->nkeys, count, NULL);
+	else
+	{
+		sketch = palloc0(BF_HLL_REGISTERS);
+		bf_count_buckets(st->keys, st->nkeys, count, sketch);
+	}
+	if (st->nkeys >= BF_AGG_RUN_MIN)
+	{
+		uint32		before = st->nkeys;
+
+		buf_dedup_estimated(st, sketch);
+		if (st->nkeys != before)
+		{
+			memset(count, 0, sizeof(count));
+			bf_count_buckets(st->keys, st->nkeys, count, NULL);
+		}
+	}
+
+	total = (uint64) st->nkeys + st->nrunkeys;
+	out = palloc(VARHDRSZ + BF_BUCKETED_HEAD + total * sizeof(uint64));
 	SET_VARSIZE(out, VARHDRSZ + BF_BUCKETED_HEAD + total * sizeof(uint64));
+	p = (uint8 *) VARDATA(out);
+	regs = p + 1 + BF_TARGET_LEN + 14;
+	counts = regs + BF_HLL_REGISTERS + 4;
+	h = (uint64 *) (p + BF_BUCKETED_HEAD);
 	p[0] = 'B';
 	store_target(p + 1, st);
 	bf_store_le16(p + 1 + BF_TARGET_LEN, st->family);
 	bf_store_le32(p + 1 + BF_TARGET_LEN + 2, st->type_tag);
 	bf_store_le64(p + 1 + BF_TARGET_LEN + 6, st->added);
+	memcpy(regs, sketch, BF_HLL_REGISTERS);
+	if (sketch != st->hll)
+		pfree(sketch);
 
-	/* one pass over the buffer counts it by bucket and sketches it */
-	if (st->hll != NULL)
-	{
-		memcpy(regs, st->hll, BF_HLL_REGISTERS);
-		bf_count_buckets(st->keys, st->nkeys, count, NULL);
-	}
-	else
-	{
-		memset(regs, 0, BF_HLL_REGISTERS);
-		bf_count_buckets(st->keys, st->nkeys, count, regs);
-	}
 	for (int r = 0; r < st->nruns; r++)
 		for (int b = 0; b < BF_HASH_BUCKETS; b++)
 			count[b] += st->runs[r].count[b];
@@ -954,11 +1051,16 @@ serialize_bucketed(const BloomAggState *st)
 	}
 	bf_store_le32(counts + 4 * BF_HASH_BUCKETS, 0);
 
-	/* the runs' buckets are already in order; the buffer is scattered */
+	/*
+	 * The runs' buckets are already in order; the buffer is scattered.  (A
+	 * state is serialized only by the partial aggregation that built it:
+	 * its runs, if any, are its own, never the bytes of another state.)
+	 */
 	for (int r = 0; r < st->nruns; r++)
 	{
 		const uint64 *src = st->runs[r].keys;
 
+		Assert(src != NULL);
 		for (int b = 0; b < BF_HASH_BUCKETS; b++)
 		{
 			uint32		c = st->runs[r].count[b];
@@ -1167,14 +1269,13 @@ bloomfilter_agg_deserialize(PG_FUNCTION_ARGS)
 					run->nkeys > st->buf_max ||
 					len != BF_BUCKETED_HEAD + (size_t) run->nkeys * 8)
 					bad_state("inconsistent buffer");
-				run->keys = MemoryContextAllocHuge(CurrentMemoryContext,
-												   Max(run->nkeys, 1) * sizeof(uint64));
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-				for (uint32 j = 0; j < run->nkeys; j++)
-					run->keys[j] = bf_load_le64(p + BF_BUCKETED_HEAD + (size_t) j * 8);
-#else
-				memcpy(run->keys, p + BF_BUCKETED_HEAD, (size_t) run->nkeys * 8);
-#endif
+				/*
+				 * Not copied: the state lives in the same short-lived
+				 * context as its bytes, and the combine function copies
+				 * the hashes where they are kept.
+				 */
+				run->keys = NULL;
+				run->src = (const char *) p + BF_BUCKETED_HEAD;
 				st->runs = run;
 				st->nruns = st->maxruns = 1;
 				st->nrunkeys = run->nkeys;

@@ -674,6 +674,13 @@ extern void bf_sort_hashes(uint64_t *a, uint64_t *tmp, size_t n);
 extern size_t bf_unique_hashes(uint64_t *a, size_t n);
 
 /*
+ * Drops repeated hashes from h[0, n) in place, in one pass, with a hash set
+ * of size entries (a power of two) in table; stops dropping once the set is
+ * half full.  Returns the new length.
+ */
+extern size_t bf_dedup_hashes(uint64_t *h, size_t n, uint64_t *table, size_t size);
+
+/*
  * Inserts n hashed keys, in cache-friendly order when the filter is large
  * and tmp (room for n) is given.
  */

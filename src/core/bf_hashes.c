@@ -7,6 +7,7 @@
  *		large filter is swept in order rather than missed key by key.
  */
 #include <math.h>
+#include <string.h>
 
 #include "bf_core.h"
 
@@ -217,6 +218,54 @@ bf_insert_bucketed(bf_view *v, const bf_hash_run *runs, int nruns)
 			total += runs[r].count[b];
 		}
 	count_adds(v, total);
+}
+
+/*
+ * Drops repeated hashes from h[0, n) in place, keeping the first of each
+ * and the order, with an open-addressing set of the hashes seen in table
+ * (size entries, a power of two; overwritten).  Once the set is half full
+ * the rest of h is kept as it is: the caller sizes the table for the
+ * distinct hashes it expects, and a wrong guess costs only duplicates left
+ * in.  Returns the new length.
+ */
+size_t
+bf_dedup_hashes(uint64_t *h, size_t n, uint64_t *table, size_t size)
+{
+	const size_t mask = size - 1;
+	size_t		used = 0;
+	size_t		w = 0;
+	bool		zero_seen = false;	/* 0 marks a free slot: tracked apart */
+
+	memset(table, 0, size * sizeof(uint64_t));
+	for (size_t i = 0; i < n; i++)
+	{
+		uint64_t	x = h[i];
+		size_t		j;
+
+		if (used >= size / 2)
+		{
+			memmove(h + w, h + i, (n - i) * sizeof(uint64_t));
+			return w + (n - i);
+		}
+		if (x == 0)
+		{
+			if (!zero_seen)
+				h[w++] = 0;
+			zero_seen = true;
+			continue;
+		}
+		/* the top byte is shared within a bucket: index by other bits */
+		j = (size_t) (x ^ (x >> 29)) & mask;
+		while (table[j] != 0 && table[j] != x)
+			j = (j + 1) & mask;
+		if (table[j] == 0)
+		{
+			table[j] = x;
+			used++;
+			h[w++] = x;
+		}
+	}
+	return w;
 }
 
 /* Drops duplicates from sorted a[0, n); returns the new length. */

@@ -2458,6 +2458,93 @@ test_insert_many(void)
 }
 
 /*
+ * The one-pass dedup keeps the first of each hash, in order (0 included),
+ * and, with a table too small for the distinct hashes, drops repeats only
+ * until its set is half full, keeping everything after that.
+ */
+static void
+test_dedup(void)
+{
+	const size_t n = 20000;
+	uint64_t   *h = xmalloc(n * sizeof(uint64_t));
+	uint64_t   *a = xmalloc(n * sizeof(uint64_t));
+	uint64_t   *want = xmalloc(n * sizeof(uint64_t));
+	uint64_t   *table = xmalloc(8192 * sizeof(uint64_t));
+	rng			r = {91};
+	size_t		nw = 0,
+				m;
+
+	/* 1000 distinct values (0 among them), in random order with repeats */
+	for (size_t i = 0; i < n; i++)
+		h[i] = i < 1000 ? (i == 500 ? 0 : rng_next(&r)) : h[rng_below(&r, 1000)];
+	for (size_t i = n - 1; i > 0; i--)
+	{
+		size_t		j = rng_below(&r, i + 1);
+		uint64_t	t = h[i];
+
+		h[i] = h[j];
+		h[j] = t;
+	}
+	for (size_t i = 0; i < n; i++)
+	{
+		bool		seen = false;
+
+		for (size_t j = 0; j < nw && !seen; j++)
+			seen = want[j] == h[i];
+		if (!seen)
+			want[nw++] = h[i];
+	}
+	memcpy(a, h, n * sizeof(uint64_t));
+	m = bf_dedup_hashes(a, n, table, 4096);
+	check(m == nw && m == 1000 && memcmp(a, want, m * sizeof(uint64_t)) == 0,
+		  "dedup: first of each, in order", "%zu left, want %zu", m, nw);
+
+	/*
+	 * A set of 1024 slots takes 512 hashes (0 is kept apart and does not
+	 * count): from then on the input is kept as it is.
+	 */
+	nw = 0;
+	{
+		size_t		used = 0;
+		bool		zero = false;
+
+		for (size_t i = 0; i < n; i++)
+		{
+			bool		seen = false;
+
+			if (used >= 512)
+			{
+				memcpy(want + nw, h + i, (n - i) * sizeof(uint64_t));
+				nw += n - i;
+				break;
+			}
+			if (h[i] == 0)
+			{
+				if (!zero)
+					want[nw++] = 0;
+				zero = true;
+				continue;
+			}
+			for (size_t j = 0; j < nw && !seen; j++)
+				seen = want[j] == h[i];
+			if (!seen)
+			{
+				want[nw++] = h[i];
+				used++;
+			}
+		}
+	}
+	memcpy(a, h, n * sizeof(uint64_t));
+	m = bf_dedup_hashes(a, n, table, 1024);
+	check(m == nw && m > 1000 && m < n && memcmp(a, want, m * sizeof(uint64_t)) == 0,
+		  "dedup: a full set keeps the rest", "%zu left, want %zu", m, nw);
+	free(h);
+	free(a);
+	free(want);
+	free(table);
+}
+
+/*
  * The bucketed path of the self-sizing aggregate: counting and sketching
  * in one pass give what bf_hll_add gives; the scatter leaves every hash,
  * bucket by bucket; inserting runs a bucket at a time, or a whole array
@@ -4294,6 +4381,7 @@ main(void)
 	test_small_classic();
 	test_insert_many();
 	test_bucketed();
+	test_dedup();
 	test_counting_positions();
 	test_counting_cast();
 	test_counting_remove();
