@@ -286,8 +286,8 @@ buf_append_run(BloomAggState *st, const BloomAggRun *r)
 }
 
 /*
- * Moves the runs' hashes into the buffer, for the steps that work on the
- * buffer alone (dropping duplicates, serializing a small state).
+ * Moves the runs' hashes into the buffer, when the buffer must make room
+ * by dropping duplicates (which sorts it).
  */
 static void
 state_flatten_runs(BloomAggState *st)
