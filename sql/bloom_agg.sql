@@ -176,3 +176,64 @@ FROM agg_auto_hashed h;
 RESET bloomfilter.agg_max_capacity;
 
 DROP TABLE agg_auto_parts, agg_auto_keys, agg_auto_serial, agg_auto_parallel, agg_auto_hashed;
+
+--
+-- Large partial states in parallel plans.  Each process ships its buffer
+-- sketched, bucketed by top byte and, when the sketch shows many repeats,
+-- without them; the leader keeps the buffers as runs and inserts them
+-- bucket by bucket, or, when they outgrow the buffer's limit, merges them
+-- into one buffer and drops duplicates, or moves to the full-size filter.
+-- Which of these happens depends on how the rows fall to the processes;
+-- every way must give the bytes of the serial plan.  (An agg_max_capacity
+-- of 1M limits the buffer to 131072 hashes.)
+--
+CREATE TABLE agg_big AS
+SELECT g AS id, g % 3 AS grp FROM generate_series(1, 1000000) g ORDER BY g::bigint * 7919 % 1000003;
+ANALYZE agg_big;
+CREATE TABLE agg_big_cases (what text, capacity int, query text);
+INSERT INTO agg_big_cases VALUES
+	-- 1M distinct: three runs, a 2 MB filter filled bucket by bucket
+	('distinct', 100000000, 'SELECT bloom_agg(id) FROM agg_big'),
+	-- 20,000 distinct in 300,000 rows: repeats dropped before shipping
+	('repeats', 100000000, 'SELECT bloom_agg(id % 20000) FROM agg_big WHERE id <= 300000'),
+	-- each key three times: runs merged into the buffer, duplicates dropped
+	('buffer limit', 1000000, 'SELECT bloom_agg(id % 70000) FROM agg_big WHERE id <= 210000'),
+	-- 300,000 distinct: past the limit, the full-size filter, folded
+	('filter phase', 1000000, 'SELECT bloom_agg(id) FROM agg_big WHERE id <= 300000'),
+	-- one state per group (the md5 of each group's filter)
+	('groups', 100000000, 'SELECT decode(string_agg(md5(f::bytea), '''' ORDER BY grp), ''hex'') FROM (SELECT grp, bloom_agg(id) AS f FROM agg_big GROUP BY grp) s'),
+	-- sbloom_agg shares the states
+	('sbloom_agg', 100000000, 'SELECT sbloom_agg(id) FROM agg_big WHERE id <= 300000');
+-- (run from a function: INSERT ... SELECT never runs in parallel, but a
+-- query a function executes for CREATE TABLE AS may)
+CREATE FUNCTION agg_big_run(q text, capacity int, OUT b bytea, OUT parallel_plan bool)
+LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+BEGIN
+	PERFORM set_config('bloomfilter.agg_max_capacity', capacity::text, true);
+	parallel_plan := false;
+	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) SELECT (' || q || ')::bytea' LOOP
+		parallel_plan := parallel_plan OR line LIKE '%Gather%';
+	END LOOP;
+	EXECUTE 'SELECT (' || q || ')::bytea' INTO b;
+END $$;
+SET max_parallel_workers_per_gather = 0;
+CREATE TABLE agg_big_serial AS SELECT what, (agg_big_run(query, capacity)).* FROM agg_big_cases;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+EXPLAIN (COSTS OFF) SELECT bloom_agg(id) FROM agg_big;
+EXPLAIN (COSTS OFF) SELECT grp, bloom_agg(id) FROM agg_big GROUP BY grp;
+CREATE TABLE agg_big_parallel AS SELECT what, (agg_big_run(query, capacity)).* FROM agg_big_cases;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+SELECT what, length(s.b) AS bytes, s.parallel_plan AS serial_plan_parallel,
+       p.parallel_plan, s.b = p.b AS parallel_same
+FROM agg_big_serial s JOIN agg_big_parallel p USING (what) ORDER BY what;
+
+DROP FUNCTION agg_big_run(text, int);
+DROP TABLE agg_big, agg_big_cases, agg_big_serial, agg_big_parallel;

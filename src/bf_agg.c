@@ -30,6 +30,15 @@
  *
  * Both phases build the same bytes from the same keys, so serial, parallel,
  * sorted and hashed plans agree byte for byte.
+ *
+ * The final function's work is one pass over the buffer that sketches it
+ * and counts its hashes by top byte, then, for a filter larger than the
+ * caches, a scatter of the buffer into bucket order and the inserts, a
+ * bucket at a time.  In a parallel plan only the leader runs the final
+ * function, so the workers do the first two steps on their own buffers as
+ * they serialize them (in parallel): they ship the sketch and the hashes
+ * in bucket order ("runs").  The leader keeps the runs as they come, merges
+ * the sketches, and inserts bucket b of every run in turn.
  */
 #include "bloomfilter.h"
 
@@ -53,6 +62,30 @@ PG_FUNCTION_INFO_V1(bloomfilter_intersect_agg_combine);
 /* Hashes buffered before a batched, prefetching insert. */
 #define BF_AGG_PENDING		32
 
+/*
+ * Buffers of at least this many hashes are serialized as a sketch and a
+ * bucketed run: smaller ones would carry more bytes of sketch and bucket
+ * counts than of hashes.
+ */
+#define BF_AGG_RUN_MIN		65536
+
+/* Filters larger than this are filled a bucket at a time. */
+#define BF_AGG_CACHE_BYTES	(UINT64CONST(1) << 20)
+
+/*
+ * Hashes in bucket order (see bf_hash_run), from a partial state.  In a
+ * state just deserialized, keys is NULL and the hashes are still the
+ * little-endian bytes at src, inside the serialized state: the combine
+ * function copies them once, into the aggregate context.
+ */
+typedef struct BloomAggRun
+{
+	uint64	   *keys;
+	const char *src;
+	uint32		nkeys;
+	uint32		count[BF_HASH_BUCKETS];
+} BloomAggRun;
+
 typedef struct BloomAggState
 {
 	MemoryContext ctx;			/* where the state lives */
@@ -64,7 +97,12 @@ typedef struct BloomAggState
 	uint64	   *keys;			/* hashes, in arrival order */
 	uint32		cap;			/* room in keys */
 	uint32		nkeys;
-	uint32		buf_max;		/* most hashes the buffer holds */
+	uint32		buf_max;		/* most hashes keys and runs hold */
+	BloomAggRun *runs;			/* runs from combined partial states; only
+								 * with a sketch (hll), which covers them */
+	int			nruns;
+	int			maxruns;
+	uint32		nrunkeys;		/* hashes in the runs */
 	uint64		max_nblocks;	/* size of the filter phase's filter */
 	uint64		added;			/* non-NULL keys seen */
 	uint16		family;
@@ -172,6 +210,101 @@ buf_reserve(BloomAggState *st, uint32 cap)
 		st->cap = cap;
 }
 
+/* Copies the hashes of run r to dst. */
+static void
+run_copy_keys(uint64 *dst, const BloomAggRun *r)
+{
+	if (r->keys != NULL)
+		memcpy(dst, r->keys, (Size) r->nkeys * sizeof(uint64));
+	else
+	{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		for (uint32 j = 0; j < r->nkeys; j++)
+			dst[j] = bf_load_le64((const uint8 *) r->src + (size_t) j * 8);
+#else
+		memcpy(dst, r->src, (Size) r->nkeys * sizeof(uint64));
+#endif
+	}
+}
+
+/* Gives the runs still in serialized bytes an array of their own. */
+static void
+state_own_runs(BloomAggState *st)
+{
+	for (int r = 0; r < st->nruns; r++)
+		if (st->runs[r].keys == NULL)
+		{
+			uint64	   *keys = MemoryContextAllocHuge(st->ctx,
+													  Max(st->runs[r].nkeys, 1) * sizeof(uint64));
+
+			run_copy_keys(keys, &st->runs[r]);
+			st->runs[r].keys = keys;
+		}
+}
+
+/* Adds a copy of run r (keys in bucket order) to the state. */
+static void
+state_add_run(BloomAggState *st, const BloomAggRun *r)
+{
+	BloomAggRun *dst;
+
+	if (st->nruns == st->maxruns)
+	{
+		int			n = Max(4, st->maxruns * 2);
+
+		if (st->runs == NULL)
+			st->runs = MemoryContextAlloc(st->ctx, n * sizeof(BloomAggRun));
+		else
+			st->runs = repalloc(st->runs, n * sizeof(BloomAggRun));
+		st->maxruns = n;
+	}
+	dst = &st->runs[st->nruns++];
+	memcpy(dst->count, r->count, sizeof(dst->count));
+	dst->nkeys = r->nkeys;
+	dst->src = NULL;
+	dst->keys = MemoryContextAllocHuge(st->ctx, Max(r->nkeys, 1) * sizeof(uint64));
+	run_copy_keys(dst->keys, r);
+	st->nrunkeys += r->nkeys;
+}
+
+/* Appends n hashes to the buffer, which has room for them. */
+static void
+buf_append(BloomAggState *st, const uint64 *h, uint32 n)
+{
+	if (n == 0)
+		return;
+	memcpy(st->keys + st->nkeys, h, (Size) n * sizeof(uint64));
+	st->nkeys += n;
+}
+
+/* Appends the hashes of run r to the buffer, which has room for them. */
+static void
+buf_append_run(BloomAggState *st, const BloomAggRun *r)
+{
+	run_copy_keys(st->keys + st->nkeys, r);
+	st->nkeys += r->nkeys;
+}
+
+/*
+ * Moves the runs' hashes into the buffer, when the buffer must make room
+ * by dropping duplicates (which sorts it).
+ */
+static void
+state_flatten_runs(BloomAggState *st)
+{
+	if (st->nruns == 0)
+		return;
+	buf_reserve(st, Max(st->nkeys + st->nrunkeys, BF_AGG_FIRST_CAP));
+	for (int r = 0; r < st->nruns; r++)
+	{
+		buf_append_run(st, &st->runs[r]);
+		if (st->runs[r].keys != NULL)
+			pfree(st->runs[r].keys);
+	}
+	st->nruns = 0;
+	st->nrunkeys = 0;
+}
+
 /* Sorts the buffer and drops its duplicates. */
 static void
 buf_dedup(BloomAggState *st)
@@ -192,27 +325,69 @@ state_sketch(BloomAggState *st)
 {
 	if (st->hll != NULL)
 		return;
+	/* runs come with a sketch: here there are none */
 	st->hll = MemoryContextAllocZero(st->ctx, BF_HLL_REGISTERS);
-	for (uint32 j = 0; j < st->nkeys; j++)
-		bf_hll_add(st->hll, st->keys[j]);
+	bf_hll_add_many(st->hll, st->keys, st->nkeys);
 }
 
-/* Inserts every buffered hash into a filter view, in cache-friendly order. */
+/*
+ * Inserts every buffered hash (buffer and runs) into a filter view; the
+ * caller sets the view's count.  A filter larger than the caches is filled
+ * a bucket at a time: the buffer is first scattered into bucket order,
+ * with kcount, its hashes per bucket, if the caller has counted them.
+ */
 static void
-buf_insert_into(const BloomAggState *st, bf_view *v)
+buf_insert_into(const BloomAggState *st, bf_view *v, const uint32 *kcount)
 {
 	uint64	   *tmp = NULL;
+	uint32		count[BF_HASH_BUCKETS];
+	bf_hash_run *runs;
+	int			nruns = 0;
 
-	if (st->nkeys == 0)
+	if (v->nbits / 8 <= BF_AGG_CACHE_BYTES)
+	{
+		bf_insert_hashes(v, st->keys, st->nkeys);
+		for (int r = 0; r < st->nruns; r++)
+			bf_insert_hashes(v, st->runs[r].keys, st->runs[r].nkeys);
 		return;
-	/* the scatter buffer is worth it only when the filter outgrows cache */
-	if (v->nbits / 8 > (UINT64CONST(1) << 20))
+	}
+	runs = palloc((st->nruns + 1) * sizeof(bf_hash_run));
+	if (st->nkeys > 0)
 		tmp = MemoryContextAllocExtended(CurrentMemoryContext,
 										 (Size) st->nkeys * sizeof(uint64),
 										 MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
-	bf_insert_many(v, st->keys, st->nkeys, tmp);
+	if (tmp != NULL)
+	{
+		size_t		pos[BF_HASH_BUCKETS];
+		size_t		at = 0;
+
+		if (kcount == NULL)
+		{
+			memset(count, 0, sizeof(count));
+			bf_count_buckets(st->keys, st->nkeys, count, NULL);
+			kcount = count;
+		}
+		for (int b = 0; b < BF_HASH_BUCKETS; b++)
+		{
+			pos[b] = at;
+			at += kcount[b];
+		}
+		bf_scatter_buckets(st->keys, st->nkeys, pos, tmp);
+		runs[nruns].h = tmp;
+		runs[nruns++].count = kcount;
+	}
+	else
+		/* no memory for the scatter: prefetching inserts */
+		bf_insert_many(v, st->keys, st->nkeys, NULL);
+	for (int r = 0; r < st->nruns; r++)
+	{
+		runs[nruns].h = st->runs[r].keys;
+		runs[nruns++].count = st->runs[r].count;
+	}
+	bf_insert_bucketed(v, runs, nruns);
 	if (tmp)
 		pfree(tmp);
+	pfree(runs);
 }
 
 /* Leaves the buffer phase: all hashes go into a full-size filter. */
@@ -222,7 +397,7 @@ state_to_filter_phase(BloomAggState *st)
 	state_sketch(st);
 	state_set_filter(st->ctx, st, BF_LAYOUT_BLOCKED, st->hashes, 0,
 					 st->max_nblocks * BF_BLOCK_BITS);
-	buf_insert_into(st, &st->view);
+	buf_insert_into(st, &st->view, NULL);
 	st->view.added = st->added;
 	st->view.family = st->family;
 	st->view.type_tag = st->type_tag;
@@ -230,28 +405,36 @@ state_to_filter_phase(BloomAggState *st)
 		pfree(st->keys);
 	st->keys = NULL;
 	st->cap = st->nkeys = 0;
+	for (int r = 0; r < st->nruns; r++)
+		if (st->runs[r].keys != NULL)
+			pfree(st->runs[r].keys);
+	st->nruns = 0;
+	st->nrunkeys = 0;
 }
 
 /*
- * Makes room for n more hashes: grow the buffer, or at its largest drop
- * duplicates, or, if that does not free half of it, leave the phase.
+ * Makes room for n more hashes in the buffer: grow it, or at its largest
+ * drop duplicates, or, if that does not free half of it, leave the phase.
  */
 static void
 buf_make_room(BloomAggState *st, uint32 n)
 {
-	uint32		cap = Max(st->cap, BF_AGG_FIRST_CAP);
+	uint32		cap;
 
-	if (st->keys != NULL && st->nkeys + n <= st->cap)
+	if (st->keys != NULL && st->nkeys + n <= st->cap &&
+		(uint64) st->nkeys + st->nrunkeys + n <= st->buf_max)
 		return;
+	state_flatten_runs(st);
+	cap = Max(st->cap, BF_AGG_FIRST_CAP);
 	while (cap < st->buf_max && cap - st->nkeys < n)
 		cap = Min(cap * 2, st->buf_max);
-	if (st->nkeys + n <= cap)
+	if ((uint64) st->nkeys + n <= cap)
 	{
 		buf_reserve(st, cap);
 		return;
 	}
 	buf_dedup(st);
-	if (st->nkeys + n <= st->buf_max && st->nkeys <= st->buf_max / 2)
+	if ((uint64) st->nkeys + n <= st->buf_max && st->nkeys <= st->buf_max / 2)
 		buf_reserve(st, st->buf_max);
 	else
 		state_to_filter_phase(st);
@@ -424,16 +607,28 @@ auto_final(BloomAggState *st)
 	bf_view		v;
 	double		n;
 	uint64		nblocks;
+	uint32		kcount[BF_HASH_BUCKETS];
+	bool		counted = false;
 
 	if (st->hll != NULL)
 		n = bf_hll_estimate(st->hll);
 	else
 	{
-		/* a small buffer: sketch it now (the state is left as it was) */
+		/*
+		 * Sketch the buffer now (the state is left as it was).  A large one
+		 * is counted by bucket in the same pass, in case the filter turns
+		 * out too large for the caches and the inserts go by bucket.
+		 */
 		uint8	   *hll = palloc0(BF_HLL_REGISTERS);
 
-		for (uint32 j = 0; j < st->nkeys; j++)
-			bf_hll_add(hll, st->keys[j]);
+		if (st->filter == NULL && st->nkeys >= BF_AGG_RUN_MIN)
+		{
+			memset(kcount, 0, sizeof(kcount));
+			bf_count_buckets(st->keys, st->nkeys, kcount, hll);
+			counted = true;
+		}
+		else
+			bf_hll_add_many(hll, st->keys, st->nkeys);
 		n = bf_hll_estimate(hll);
 		pfree(hll);
 	}
@@ -444,7 +639,7 @@ auto_final(BloomAggState *st)
 	bf_view_of((uint8 *) VARDATA(out), &v);
 	if (st->filter == NULL)
 	{
-		buf_insert_into(st, &v);
+		buf_insert_into(st, &v, counted ? kcount : NULL);
 		v.added = st->added;
 		v.family = st->family;
 		v.type_tag = st->type_tag;
@@ -561,9 +756,10 @@ state_copy(MemoryContext aggctx, BloomAggState *s)
 	if (s->keys != NULL)
 	{
 		buf_reserve(st, Max(s->nkeys, BF_AGG_FIRST_CAP));
-		memcpy(st->keys, s->keys, (Size) s->nkeys * sizeof(uint64));
-		st->nkeys = s->nkeys;
+		buf_append(st, s->keys, s->nkeys);
 	}
+	for (int r = 0; r < s->nruns; r++)
+		state_add_run(st, &s->runs[r]);
 	if (s->filter != NULL)
 	{
 		state_sync(s);
@@ -589,6 +785,16 @@ check_same_target(BloomAggState *a, BloomAggState *b)
 				 errmsg("cannot combine bloom_agg states built for different targets")));
 }
 
+/* Adds the sketch of s2 (of its buffer if it has none) to s1's. */
+static void
+sketch_merge(BloomAggState *s1, const BloomAggState *s2)
+{
+	if (s2->hll != NULL)
+		bf_hll_merge(s1->hll, s2->hll);
+	else
+		bf_hll_add_many(s1->hll, s2->keys, s2->nkeys);
+}
+
 /* Merges self-sizing state s2 into s1. */
 static void
 auto_combine(MemoryContext aggctx, BloomAggState *s1, BloomAggState *s2)
@@ -601,21 +807,33 @@ auto_combine(MemoryContext aggctx, BloomAggState *s1, BloomAggState *s2)
 	}
 	if (s1->filter == NULL && s2->filter == NULL)
 	{
-		/* both buffers: append, keeping a sketch if either has one */
+		uint64		n2 = (uint64) s2->nkeys + s2->nrunkeys;
+
+		/* both buffers: keep a sketch if either has one */
 		if (s1->hll != NULL || s2->hll != NULL)
 		{
 			state_sketch(s1);
-			if (s2->hll != NULL)
-				bf_hll_merge(s1->hll, s2->hll);
-			else
-				for (uint32 j = 0; j < s2->nkeys; j++)
-					bf_hll_add(s1->hll, s2->keys[j]);
+			sketch_merge(s1, s2);
 		}
-		buf_make_room(s1, s2->nkeys);
+		if ((uint64) s1->nkeys + s1->nrunkeys + n2 <= s1->buf_max)
+		{
+			/* the runs are kept as they are, saving a copy into the buffer */
+			if (s2->nkeys > 0)
+			{
+				buf_reserve(s1, Max(s1->nkeys + s2->nkeys, BF_AGG_FIRST_CAP));
+				buf_append(s1, s2->keys, s2->nkeys);
+			}
+			for (int r = 0; r < s2->nruns; r++)
+				state_add_run(s1, &s2->runs[r]);
+			s1->added = bloom_add_saturating(s1->added, s2->added);
+			return;
+		}
+		buf_make_room(s1, (uint32) Min(n2, PG_UINT32_MAX));
 		if (s1->filter == NULL)
 		{
-			memcpy(s1->keys + s1->nkeys, s2->keys, (Size) s2->nkeys * sizeof(uint64));
-			s1->nkeys += s2->nkeys;
+			buf_append(s1, s2->keys, s2->nkeys);
+			for (int r = 0; r < s2->nruns; r++)
+				buf_append_run(s1, &s2->runs[r]);
 			s1->added = bloom_add_saturating(s1->added, s2->added);
 			return;
 		}
@@ -628,12 +846,9 @@ auto_combine(MemoryContext aggctx, BloomAggState *s1, BloomAggState *s2)
 	{
 		uint64		added = s1->view.added;
 
-		buf_insert_into(s2, &s1->view);
-		if (s2->hll != NULL)
-			bf_hll_merge(s1->hll, s2->hll);
-		else
-			for (uint32 j = 0; j < s2->nkeys; j++)
-				bf_hll_add(s1->hll, s2->keys[j]);
+		state_own_runs(s2);
+		buf_insert_into(s2, &s1->view, NULL);
+		sketch_merge(s1, s2);
 		/* count rows, not the hashes just inserted */
 		s1->view.added = bloom_add_saturating(added, s2->added);
 		if (s1->view.family == BF_FAMILY_NONE)
@@ -695,12 +910,20 @@ bloomfilter_intersect_agg_combine(PG_FUNCTION_ARGS)
  *   'S'  a self-sizing state in the buffer phase: the target, then family
  *        (2), type tag (4), added (8), a sketch flag (1) and the sketch's
  *        registers if set, count (4) and count hashes (8 each)
+ *   'B'  a self-sizing state in the buffer phase, bucketed (from
+ *        BF_AGG_RUN_MIN hashes on): the target, family (2), type tag (4),
+ *        added (8), the sketch's registers, count (4), the count of each
+ *        of the 256 buckets (4 each), 4 zero bytes (so that the hashes are
+ *        8-byte aligned in the bytea), then count hashes (8 each), bucket 0
+ *        first
  *   'A'  a self-sizing state in the filter phase: the target, the sketch's
  *        registers, then the portable filter bytes (sealed)
  * where the target is fpr (8), k (1), max_nblocks (8), buf_max (4).
  * All little-endian.  Deserialization validates everything.
  */
 #define BF_TARGET_LEN (8 + 1 + 8 + 4)
+#define BF_BUCKETED_HEAD (1 + BF_TARGET_LEN + 2 + 4 + 8 + BF_HLL_REGISTERS + \
+						  4 + 4 * BF_HASH_BUCKETS + 4)
 
 static void
 append_le(StringInfo buf, uint64 v, int len)
@@ -711,16 +934,148 @@ append_le(StringInfo buf, uint64 v, int len)
 	appendBinaryStringInfo(buf, (char *) b, len);
 }
 
+/* Writes the target's BF_TARGET_LEN bytes at p. */
 static void
-append_target(StringInfo buf, const BloomAggState *st)
+store_target(uint8 *p, const BloomAggState *st)
 {
 	uint64		fbits;
 
 	memcpy(&fbits, &st->fpr, 8);
-	append_le(buf, fbits, 8);
-	appendStringInfoChar(buf, (char) st->hashes);
-	append_le(buf, st->max_nblocks, 8);
-	append_le(buf, st->buf_max, 4);
+	bf_store_le64(p, fbits);
+	p[8] = (uint8) st->hashes;
+	bf_store_le64(p + 9, st->max_nblocks);
+	bf_store_le32(p + 17, st->buf_max);
+}
+
+static void
+append_target(StringInfo buf, const BloomAggState *st)
+{
+	uint8		b[BF_TARGET_LEN];
+
+	store_target(b, st);
+	appendBinaryStringInfo(buf, (char *) b, BF_TARGET_LEN);
+}
+
+/*
+ * Drops repeated hashes from the buffer when its sketch says there are
+ * many: they would otherwise travel to the leader and be inserted there
+ * again.  The hash set is sized for the estimated distinct hashes, and at
+ * most as large as the buffer (the memory the sort of buf_dedup takes).
+ */
+static void
+buf_dedup_estimated(BloomAggState *st, const uint8 *regs)
+{
+	double		est = bf_hll_estimate(regs);
+	size_t		size = 1024;
+	uint64	   *table;
+
+	if (est > st->nkeys / 2.0)
+		return;
+	while (size < 2.5 * est + 1024)
+		size *= 2;
+	if (size > st->nkeys)
+		return;
+	table = MemoryContextAllocHuge(CurrentMemoryContext, size * sizeof(uint64));
+	st->nkeys = (uint32) bf_dedup_hashes(st->keys, st->nkeys, table, size);
+	pfree(table);
+}
+
+/*
+ * A self-sizing buffer (the buffer and any runs) as a 'B' state: sketched
+ * if it was not, without most repeated hashes, and in bucket order, which
+ * is most of the final function's work, done here by each worker of a
+ * parallel plan.
+ */
+static bytea *
+serialize_bucketed(BloomAggState *st)
+{
+	uint8	   *sketch = st->hll;
+	uint32		count[BF_HASH_BUCKETS] = {0};
+	uint64		total;
+	bytea	   *out;
+	uint8	   *p;
+	uint8	   *regs;
+	uint8	   *counts;
+	uint64	   *h;
+	size_t		pos[BF_HASH_BUCKETS];
+	size_t		at = 0;
+
+	StaticAssertStmt((VARHDRSZ + BF_BUCKETED_HEAD) % sizeof(uint64) == 0,
+					 "hashes of a 'B' state must be aligned");
+
+	/* one pass over the buffer counts it by bucket and sketches it */
+	if (sketch != NULL)
+		bf_count_buckets(st->keys, st->nkeys, count, NULL);
+	else
+	{
+		sketch = palloc0(BF_HLL_REGISTERS);
+		bf_count_buckets(st->keys, st->nkeys, count, sketch);
+	}
+	if (st->nkeys >= BF_AGG_RUN_MIN)
+	{
+		uint32		before = st->nkeys;
+
+		buf_dedup_estimated(st, sketch);
+		if (st->nkeys != before)
+		{
+			memset(count, 0, sizeof(count));
+			bf_count_buckets(st->keys, st->nkeys, count, NULL);
+		}
+	}
+
+	total = (uint64) st->nkeys + st->nrunkeys;
+	out = palloc(VARHDRSZ + BF_BUCKETED_HEAD + total * sizeof(uint64));
+	SET_VARSIZE(out, VARHDRSZ + BF_BUCKETED_HEAD + total * sizeof(uint64));
+	p = (uint8 *) VARDATA(out);
+	regs = p + 1 + BF_TARGET_LEN + 14;
+	counts = regs + BF_HLL_REGISTERS + 4;
+	h = (uint64 *) (p + BF_BUCKETED_HEAD);
+	p[0] = 'B';
+	store_target(p + 1, st);
+	bf_store_le16(p + 1 + BF_TARGET_LEN, st->family);
+	bf_store_le32(p + 1 + BF_TARGET_LEN + 2, st->type_tag);
+	bf_store_le64(p + 1 + BF_TARGET_LEN + 6, st->added);
+	memcpy(regs, sketch, BF_HLL_REGISTERS);
+	if (sketch != st->hll)
+		pfree(sketch);
+
+	for (int r = 0; r < st->nruns; r++)
+		for (int b = 0; b < BF_HASH_BUCKETS; b++)
+			count[b] += st->runs[r].count[b];
+	bf_store_le32(regs + BF_HLL_REGISTERS, (uint32) total);
+	for (int b = 0; b < BF_HASH_BUCKETS; b++)
+	{
+		bf_store_le32(counts + 4 * b, count[b]);
+		pos[b] = at;
+		at += count[b];
+	}
+	bf_store_le32(counts + 4 * BF_HASH_BUCKETS, 0);
+
+	/*
+	 * The runs' buckets are already in order; the buffer is scattered.  (A
+	 * state is serialized only by the partial aggregation that built it:
+	 * its runs, if any, are its own, never the bytes of another state.)
+	 */
+	for (int r = 0; r < st->nruns; r++)
+	{
+		const uint64 *src = st->runs[r].keys;
+
+		Assert(src != NULL);
+		for (int b = 0; b < BF_HASH_BUCKETS; b++)
+		{
+			uint32		c = st->runs[r].count[b];
+
+			memcpy(h + pos[b], src, (Size) c * sizeof(uint64));
+			pos[b] += c;
+			src += c;
+		}
+	}
+	bf_scatter_buckets(st->keys, st->nkeys, pos, h);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	for (uint64 j = 0; j < total; j++)
+		bf_store_le64((uint8 *) (h + j), h[j]);
+#endif
+	return out;
 }
 
 Datum
@@ -729,6 +1084,10 @@ bloomfilter_agg_serialize(PG_FUNCTION_ARGS)
 	BloomAggState *st = (BloomAggState *) PG_GETARG_POINTER(0);
 	StringInfoData buf;
 	bytea	   *out;
+
+	if (st->auto_sized && st->filter == NULL &&
+		(st->nruns > 0 || st->nkeys >= BF_AGG_RUN_MIN))
+		PG_RETURN_BYTEA_P(serialize_bucketed(st));
 
 	initStringInfo(&buf);
 	if (st->auto_sized && st->filter == NULL)
@@ -785,6 +1144,19 @@ bad_state(const char *why)
 			 errmsg("invalid serialized bloom_agg state: %s", why)));
 }
 
+/* A copy of the sketch at p, whose registers are checked. */
+static uint8 *
+read_sketch(const uint8 *p)
+{
+	uint8	   *hll = palloc(BF_HLL_REGISTERS);
+
+	memcpy(hll, p, BF_HLL_REGISTERS);
+	for (int r = 0; r < BF_HLL_REGISTERS; r++)
+		if (hll[r] > 64 - BF_HLL_BITS + 1)
+			bad_state("sketch register out of range");
+	return hll;
+}
+
 /* Reads the self-sizing target that follows the tag. */
 static void
 read_target(const uint8 *p, size_t len, BloomAggState *st)
@@ -828,11 +1200,7 @@ bloomfilter_agg_deserialize(PG_FUNCTION_ARGS)
 			read_target(p, len, st);
 			if (len < head + BF_HLL_REGISTERS)
 				bad_state("truncated");
-			st->hll = palloc(BF_HLL_REGISTERS);
-			memcpy(st->hll, p + head, BF_HLL_REGISTERS);
-			for (int r = 0; r < BF_HLL_REGISTERS; r++)
-				if (st->hll[r] > 64 - BF_HLL_BITS + 1)
-					bad_state("sketch register out of range");
+			st->hll = read_sketch(p + head);
 			st->filter = bloomfilter_from_bytes(p + head + BF_HLL_REGISTERS,
 												len - head - BF_HLL_REGISTERS,
 												ERRCODE_DATA_CORRUPTED);
@@ -858,11 +1226,7 @@ bloomfilter_agg_deserialize(PG_FUNCTION_ARGS)
 				{
 					if (len < off + BF_HLL_REGISTERS + 4)
 						bad_state("truncated");
-					st->hll = palloc(BF_HLL_REGISTERS);
-					memcpy(st->hll, p + off, BF_HLL_REGISTERS);
-					for (int r = 0; r < BF_HLL_REGISTERS; r++)
-						if (st->hll[r] > 64 - BF_HLL_BITS + 1)
-							bad_state("sketch register out of range");
+					st->hll = read_sketch(p + off);
 					off += BF_HLL_REGISTERS;
 				}
 				count = bf_load_le32(p + off);
@@ -873,6 +1237,48 @@ bloomfilter_agg_deserialize(PG_FUNCTION_ARGS)
 				for (uint32 j = 0; j < count; j++)
 					st->keys[j] = bf_load_le64(p + off + (size_t) j * 8);
 				st->nkeys = count;
+				break;
+			}
+		case 'B':
+			{
+				size_t		off = head + 2 + 4 + 8;
+				uint64		sum = 0;
+				BloomAggRun *run;
+
+				read_target(p, len, st);
+				if (len < BF_BUCKETED_HEAD)
+					bad_state("truncated");
+				st->family = bf_load_le16(p + head);
+				st->type_tag = bf_load_le32(p + head + 2);
+				st->added = bf_load_le64(p + head + 6);
+				if (st->family > BF_FAMILY_MAX)
+					bad_state("inconsistent buffer");
+				st->hll = read_sketch(p + off);
+				off += BF_HLL_REGISTERS;
+				run = palloc(sizeof(BloomAggRun));
+				run->nkeys = bf_load_le32(p + off);
+				off += 4;
+				for (int b = 0; b < BF_HASH_BUCKETS; b++)
+				{
+					run->count[b] = bf_load_le32(p + off);
+					sum += run->count[b];
+					off += 4;
+				}
+				/* the bucket counts delimit the inserts: they must add up */
+				if (bf_load_le32(p + off) != 0 || sum != run->nkeys ||
+					run->nkeys > st->buf_max ||
+					len != BF_BUCKETED_HEAD + (size_t) run->nkeys * 8)
+					bad_state("inconsistent buffer");
+				/*
+				 * Not copied: the state lives in the same short-lived
+				 * context as its bytes, and the combine function copies
+				 * the hashes where they are kept.
+				 */
+				run->keys = NULL;
+				run->src = (const char *) p + BF_BUCKETED_HEAD;
+				st->runs = run;
+				st->nruns = st->maxruns = 1;
+				st->nrunkeys = run->nkeys;
 				break;
 			}
 		default:

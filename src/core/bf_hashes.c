@@ -1,10 +1,13 @@
 /*
  * bf_hashes.c
  *		Sets of 64-bit key hashes, for filters that size themselves: a sort
- *		that removes duplicates when a buffer of hashes fills up, and a small
- *		HyperLogLog sketch that estimates how many distinct hashes a set has.
+ *		that removes duplicates when a buffer of hashes fills up, a small
+ *		HyperLogLog sketch that estimates how many distinct hashes a set has,
+ *		and inserts of many hashes at once, bucketed by top byte so that a
+ *		large filter is swept in order rather than missed key by key.
  */
 #include <math.h>
+#include <string.h>
 
 #include "bf_core.h"
 
@@ -46,11 +49,67 @@ bf_sort_hashes(uint64_t *a, uint64_t *tmp, size_t n)
 }
 
 /*
+ * The insert loops, with the layout and k chosen once per call rather than
+ * per key (bf_insert_hash is too large for the compiler to inline into a
+ * loop, and its per-key dispatch would then cost as much as the insert).
+ * They do not count the adds.
+ */
+static inline void
+insert_blocked_k(uint8_t *bits, uint32_t nblocks, const uint64_t *h, size_t n,
+				 const int k)
+{
+	for (size_t i = 0; i < n; i++)
+		bf_blocked_insert_k(bits + (size_t) bf_range32((uint32_t) (h[i] >> 32), nblocks) * BF_BLOCK_BYTES,
+							(uint32_t) h[i], k);
+}
+
+static void
+insert_hashes(const bf_view *v, const uint64_t *h, size_t n)
+{
+	if (v->layout == BF_LAYOUT_BLOCKED)
+	{
+		uint32_t	nblocks = (uint32_t) (v->nbits / BF_BLOCK_BITS);
+
+		/* the k of the common rates, as bf_blocked_insert */
+		switch (v->hashes)
+		{
+			case 6:
+				insert_blocked_k(v->bits, nblocks, h, n, 6);
+				break;
+			case 7:
+				insert_blocked_k(v->bits, nblocks, h, n, 7);
+				break;
+			case 9:
+				insert_blocked_k(v->bits, nblocks, h, n, 9);
+				break;
+			default:
+				insert_blocked_k(v->bits, nblocks, h, n, v->hashes);
+				break;
+		}
+	}
+	else
+		for (size_t i = 0; i < n; i++)
+			bf_classic_insert(v->bits, v->nbits, v->hashes, h[i]);
+}
+
+static void
+count_adds(bf_view *v, uint64_t n)
+{
+	v->added = v->added > UINT64_MAX - n ? UINT64_MAX : v->added + n;
+}
+
+void
+bf_insert_hashes(bf_view *v, const uint64_t *h, size_t n)
+{
+	insert_hashes(v, h, n);
+	count_adds(v, n);
+}
+
+/*
  * Inserts n hashed keys.  A filter that fits in cache takes them as they
  * come.  A larger one would take a cache miss per key; the keys are first
- * bucketed by their top byte (one counting pass, one scatter into tmp,
- * which has room for n), which for both layouts orders them by region of
- * the array, so the inserts sweep it 1/256th at a time.  Without tmp, the
+ * bucketed (one counting pass, one scatter into tmp, which has room for n),
+ * so the inserts sweep the array 1/256th at a time.  Without tmp, the
  * inserts are batched with prefetching.
  */
 void
@@ -60,8 +119,7 @@ bf_insert_many(bf_view *v, const uint64_t *h, size_t n, uint64_t *tmp)
 
 	if (v->nbits / 8 <= cache_bytes)
 	{
-		for (size_t i = 0; i < n; i++)
-			bf_insert_hash(v, h[i]);
+		bf_insert_hashes(v, h, n);
 		return;
 	}
 	if (tmp == NULL)
@@ -71,17 +129,143 @@ bf_insert_many(bf_view *v, const uint64_t *h, size_t n, uint64_t *tmp)
 		return;
 	}
 	{
-		size_t		start[257] = {0};
+		uint32_t	count[BF_HASH_BUCKETS] = {0};
+		size_t		pos[BF_HASH_BUCKETS];
+		size_t		p = 0;
 
-		for (size_t i = 0; i < n; i++)
-			start[(h[i] >> 56) + 1]++;
-		for (int b = 0; b < 256; b++)
-			start[b + 1] += start[b];
-		for (size_t i = 0; i < n; i++)
-			tmp[start[h[i] >> 56]++] = h[i];
-		for (size_t i = 0; i < n; i++)
-			bf_insert_hash(v, tmp[i]);
+		bf_count_buckets(h, n, count, NULL);
+		for (int b = 0; b < BF_HASH_BUCKETS; b++)
+		{
+			pos[b] = p;
+			p += count[b];
+		}
+		bf_scatter_buckets(h, n, pos, tmp);
+		bf_insert_hashes(v, tmp, n);
 	}
+}
+
+/*
+ * HyperLogLog over 2^BF_HLL_BITS one-byte registers.  The register index
+ * and rank come from a remix of the hash, so they are independent of the
+ * bits that place the key in a filter.
+ */
+static inline void
+hll_add(uint8_t *regs, uint64_t h)
+{
+	uint64_t	x = bf_mix64(h ^ UINT64_C(0x9e3779b97f4a7c15));
+	uint32_t	idx = (uint32_t) (x >> (64 - BF_HLL_BITS));
+	uint64_t	rest = (x << BF_HLL_BITS) | (UINT64_C(1) << (BF_HLL_BITS - 1));
+	uint8_t		rank = (uint8_t) (__builtin_clzll(rest) + 1);
+
+	if (rank > regs[idx])
+		regs[idx] = rank;
+}
+
+void
+bf_hll_add(uint8_t *regs, uint64_t h)
+{
+	hll_add(regs, h);
+}
+
+void
+bf_hll_add_many(uint8_t *regs, const uint64_t *h, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		hll_add(regs, h[i]);
+}
+
+void
+bf_count_buckets(const uint64_t *h, size_t n, uint32_t *count, uint8_t *regs)
+{
+	if (regs == NULL)
+		for (size_t i = 0; i < n; i++)
+			count[BF_HASH_BUCKET(h[i])]++;
+	else
+		for (size_t i = 0; i < n; i++)
+		{
+			count[BF_HASH_BUCKET(h[i])]++;
+			hll_add(regs, h[i]);
+		}
+}
+
+void
+bf_scatter_buckets(const uint64_t *h, size_t n, size_t *pos, uint64_t *out)
+{
+	for (size_t i = 0; i < n; i++)
+		out[pos[BF_HASH_BUCKET(h[i])]++] = h[i];
+}
+
+void
+bf_insert_bucketed(bf_view *v, const bf_hash_run *runs, int nruns)
+{
+	const uint64_t *next[64];
+	uint64_t	total = 0;
+
+	/* callers have a handful of runs; more are inserted 64 at a time */
+	if (nruns > 64)
+	{
+		for (int r = 0; r < nruns; r += 64)
+			bf_insert_bucketed(v, runs + r, nruns - r < 64 ? nruns - r : 64);
+		return;
+	}
+	for (int r = 0; r < nruns; r++)
+		next[r] = runs[r].h;
+	for (int b = 0; b < BF_HASH_BUCKETS; b++)
+		for (int r = 0; r < nruns; r++)
+		{
+			insert_hashes(v, next[r], runs[r].count[b]);
+			next[r] += runs[r].count[b];
+			total += runs[r].count[b];
+		}
+	count_adds(v, total);
+}
+
+/*
+ * Drops repeated hashes from h[0, n) in place, keeping the first of each
+ * and the order, with an open-addressing set of the hashes seen in table
+ * (size entries, a power of two; overwritten).  Once the set is half full
+ * the rest of h is kept as it is: the caller sizes the table for the
+ * distinct hashes it expects, and a wrong guess costs only duplicates left
+ * in.  Returns the new length.
+ */
+size_t
+bf_dedup_hashes(uint64_t *h, size_t n, uint64_t *table, size_t size)
+{
+	const size_t mask = size - 1;
+	size_t		used = 0;
+	size_t		w = 0;
+	bool		zero_seen = false;	/* 0 marks a free slot: tracked apart */
+
+	memset(table, 0, size * sizeof(uint64_t));
+	for (size_t i = 0; i < n; i++)
+	{
+		uint64_t	x = h[i];
+		size_t		j;
+
+		if (used >= size / 2)
+		{
+			memmove(h + w, h + i, (n - i) * sizeof(uint64_t));
+			return w + (n - i);
+		}
+		if (x == 0)
+		{
+			if (!zero_seen)
+				h[w++] = 0;
+			zero_seen = true;
+			continue;
+		}
+		/* the top byte is shared within a bucket: index by other bits */
+		j = (size_t) (x ^ (x >> 29)) & mask;
+		while (table[j] != 0 && table[j] != x)
+			j = (j + 1) & mask;
+		if (table[j] == 0)
+		{
+			table[j] = x;
+			used++;
+			h[w++] = x;
+		}
+	}
+	return w;
 }
 
 /* Drops duplicates from sorted a[0, n); returns the new length. */
@@ -94,23 +278,6 @@ bf_unique_hashes(uint64_t *a, size_t n)
 		if (w == 0 || a[w - 1] != a[i])
 			a[w++] = a[i];
 	return w;
-}
-
-/*
- * HyperLogLog over 2^BF_HLL_BITS one-byte registers.  The register index
- * and rank come from a remix of the hash, so they are independent of the
- * bits that place the key in a filter.
- */
-void
-bf_hll_add(uint8_t *regs, uint64_t h)
-{
-	uint64_t	x = bf_mix64(h ^ UINT64_C(0x9e3779b97f4a7c15));
-	uint32_t	idx = (uint32_t) (x >> (64 - BF_HLL_BITS));
-	uint64_t	rest = (x << BF_HLL_BITS) | (UINT64_C(1) << (BF_HLL_BITS - 1));
-	uint8_t		rank = (uint8_t) (__builtin_clzll(rest) + 1);
-
-	if (rank > regs[idx])
-		regs[idx] = rank;
 }
 
 void

@@ -2457,6 +2457,206 @@ test_insert_many(void)
 	free(tmp);
 }
 
+/*
+ * The one-pass dedup keeps the first of each hash, in order (0 included),
+ * and, with a table too small for the distinct hashes, drops repeats only
+ * until its set is half full, keeping everything after that.
+ */
+static void
+test_dedup(void)
+{
+	const size_t n = 20000;
+	uint64_t   *h = xmalloc(n * sizeof(uint64_t));
+	uint64_t   *a = xmalloc(n * sizeof(uint64_t));
+	uint64_t   *want = xmalloc(n * sizeof(uint64_t));
+	uint64_t   *table = xmalloc(8192 * sizeof(uint64_t));
+	rng			r = {91};
+	size_t		nw = 0,
+				m;
+
+	/* 1000 distinct values (0 among them), in random order with repeats */
+	for (size_t i = 0; i < n; i++)
+		h[i] = i < 1000 ? (i == 500 ? 0 : rng_next(&r)) : h[rng_below(&r, 1000)];
+	for (size_t i = n - 1; i > 0; i--)
+	{
+		size_t		j = rng_below(&r, i + 1);
+		uint64_t	t = h[i];
+
+		h[i] = h[j];
+		h[j] = t;
+	}
+	for (size_t i = 0; i < n; i++)
+	{
+		bool		seen = false;
+
+		for (size_t j = 0; j < nw && !seen; j++)
+			seen = want[j] == h[i];
+		if (!seen)
+			want[nw++] = h[i];
+	}
+	memcpy(a, h, n * sizeof(uint64_t));
+	m = bf_dedup_hashes(a, n, table, 4096);
+	check(m == nw && m == 1000 && memcmp(a, want, m * sizeof(uint64_t)) == 0,
+		  "dedup: first of each, in order", "%zu left, want %zu", m, nw);
+
+	/*
+	 * A set of 1024 slots takes 512 hashes (0 is kept apart and does not
+	 * count): from then on the input is kept as it is.
+	 */
+	nw = 0;
+	{
+		size_t		used = 0;
+		bool		zero = false;
+
+		for (size_t i = 0; i < n; i++)
+		{
+			bool		seen = false;
+
+			if (used >= 512)
+			{
+				memcpy(want + nw, h + i, (n - i) * sizeof(uint64_t));
+				nw += n - i;
+				break;
+			}
+			if (h[i] == 0)
+			{
+				if (!zero)
+					want[nw++] = 0;
+				zero = true;
+				continue;
+			}
+			for (size_t j = 0; j < nw && !seen; j++)
+				seen = want[j] == h[i];
+			if (!seen)
+			{
+				want[nw++] = h[i];
+				used++;
+			}
+		}
+	}
+	memcpy(a, h, n * sizeof(uint64_t));
+	m = bf_dedup_hashes(a, n, table, 1024);
+	check(m == nw && m > 1000 && m < n && memcmp(a, want, m * sizeof(uint64_t)) == 0,
+		  "dedup: a full set keeps the rest", "%zu left, want %zu", m, nw);
+	free(h);
+	free(a);
+	free(want);
+	free(table);
+}
+
+/*
+ * The bucketed path of the self-sizing aggregate: counting and sketching
+ * in one pass give what bf_hll_add gives; the scatter leaves every hash,
+ * bucket by bucket; inserting runs a bucket at a time, or a whole array
+ * with the loop chosen once for (layout, k), gives the filter the keys
+ * give one by one, for every k the dispatch singles out and others.
+ */
+static void
+test_bucketed(void)
+{
+	const size_t n = 30000;
+	const int	parts = 3;
+	static const int ks[] = {1, 3, 6, 7, 9, 12, 16};
+	uint64_t   *h = xmalloc(n * sizeof(uint64_t));
+	uint64_t   *out = xmalloc(n * sizeof(uint64_t));
+	uint32_t	count[3][BF_HASH_BUCKETS];
+	uint8_t    *ra = xmalloc(BF_HLL_REGISTERS);
+	uint8_t    *rb = xmalloc(BF_HLL_REGISTERS);
+	bf_hash_run runs[3];
+	rng			r = {77};
+	bool		ordered = true;
+
+	for (size_t i = 0; i < n; i++)
+		h[i] = (i % 5 == 4) ? h[rng_below(&r, i)] : rng_next(&r);
+
+	memset(ra, 0, BF_HLL_REGISTERS);
+	memset(rb, 0, BF_HLL_REGISTERS);
+	for (size_t i = 0; i < n; i++)
+		bf_hll_add(ra, h[i]);
+	bf_hll_add_many(rb, h, n / 2);
+
+	/* three runs over thirds of h, each in bucket order */
+	for (int p = 0; p < parts; p++)
+	{
+		size_t		lo = n * p / parts,
+					hi = n * (p + 1) / parts;
+		size_t		pos[BF_HASH_BUCKETS];
+		size_t		at = lo;
+		uint64_t	sum = 0;
+
+		memset(count[p], 0, sizeof(count[p]));
+		bf_count_buckets(h + lo, hi - lo, count[p], p == 0 ? NULL : rb);
+		for (int b = 0; b < BF_HASH_BUCKETS; b++)
+		{
+			pos[b] = at;
+			at += count[p][b];
+			sum += count[p][b];
+		}
+		check(sum == hi - lo, "bucketed: counts add up", "part %d: %" PRIu64, p, sum);
+		bf_scatter_buckets(h + lo, hi - lo, pos, out);
+		for (size_t i = lo + 1; i < hi; i++)
+			if (BF_HASH_BUCKET(out[i - 1]) > BF_HASH_BUCKET(out[i]))
+				ordered = false;
+		runs[p].h = out + lo;
+		runs[p].count = count[p];
+	}
+	check(ordered, "bucketed: scatter orders by top byte", "out of order");
+	/* part 0 was counted without a sketch; add it the plain way */
+	bf_hll_add_many(rb, h, n / parts);
+	check(memcmp(ra, rb, BF_HLL_REGISTERS) == 0, "bucketed: sketch while counting",
+		  "registers differ from bf_hll_add");
+	{
+		uint64_t   *a = xmalloc(n * sizeof(uint64_t));
+		uint64_t   *b = xmalloc(n * sizeof(uint64_t));
+
+		memcpy(a, h, n * sizeof(uint64_t));
+		memcpy(b, out, n * sizeof(uint64_t));
+		qsort(a, n, sizeof(uint64_t), cmp_u64);
+		qsort(b, n, sizeof(uint64_t), cmp_u64);
+		check(memcmp(a, b, n * sizeof(uint64_t)) == 0, "bucketed: scatter keeps every hash",
+			  "not a permutation");
+		free(a);
+		free(b);
+	}
+
+	for (int layout = BF_LAYOUT_CLASSIC; layout <= BF_LAYOUT_BLOCKED; layout++)
+		for (size_t ki = 0; ki < sizeof(ks) / sizeof(ks[0]); ki++)
+		{
+			uint64_t	nbits = UINT64_C(1) << 18;
+			tfilter		a = tf_new(layout, ks[ki], 0, nbits);
+			tfilter		b = tf_new(layout, ks[ki], 0, nbits);
+			tfilter		c = tf_new(layout, ks[ki], 0, nbits);
+
+			for (size_t i = 0; i < n; i++)
+				bf_insert_hash(&a.v, h[i]);
+			bf_insert_hashes(&b.v, h, n);
+			bf_insert_bucketed(&c.v, runs, parts);
+			check(memcmp(a.v.bits, b.v.bits, nbits / 8) == 0 && b.v.added == n,
+				  "bucketed: insert_hashes as one by one", "%s k=%d",
+				  bf_layout_name(layout), ks[ki]);
+			check(memcmp(a.v.bits, c.v.bits, nbits / 8) == 0 && c.v.added == n,
+				  "bucketed: runs as one by one", "%s k=%d",
+				  bf_layout_name(layout), ks[ki]);
+			tf_free(&a);
+			tf_free(&b);
+			tf_free(&c);
+		}
+
+	/* the count saturates */
+	{
+		tfilter		f = tf_new(BF_LAYOUT_BLOCKED, 7, 0, 512);
+
+		f.v.added = UINT64_MAX - 1;
+		bf_insert_hashes(&f.v, h, 10);
+		check(f.v.added == UINT64_MAX, "bucketed: added saturates", "%" PRIu64, f.v.added);
+		tf_free(&f);
+	}
+	free(h);
+	free(out);
+	free(ra);
+	free(rb);
+}
+
 
 /* ==================================================================== */
 /* ---- counting filters (bf_counting.c) ---- */
@@ -4180,6 +4380,8 @@ main(void)
 	test_golden();
 	test_small_classic();
 	test_insert_many();
+	test_bucketed();
+	test_dedup();
 	test_counting_positions();
 	test_counting_cast();
 	test_counting_remove();
