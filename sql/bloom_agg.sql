@@ -147,12 +147,20 @@ SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
 EXPLAIN (COSTS OFF) SELECT bloom_agg(id) FROM agg_auto_keys WHERE id <= 7000;
-CREATE TABLE agg_auto_parallel (n int, f bloomfilter);
-INSERT INTO agg_auto_parallel SELECT 100, bloom_agg(id) FROM agg_auto_keys WHERE id <= 100;
-INSERT INTO agg_auto_parallel SELECT 5000, bloom_agg(id) FROM agg_auto_keys WHERE id <= 5000;
-INSERT INTO agg_auto_parallel SELECT 7000, bloom_agg(id) FROM agg_auto_keys WHERE id <= 7000;
-INSERT INTO agg_auto_parallel SELECT 50000, bloom_agg(id) FROM agg_auto_keys WHERE id <= 50000;
-INSERT INTO agg_auto_parallel SELECT 200000, bloom_agg(id) FROM agg_auto_keys WHERE id <= 200000;
+-- one CREATE TABLE AS per size: INSERT ... SELECT never runs in parallel in
+-- PostgreSQL 15, and a UNION ALL runs each aggregate whole in one worker
+EXPLAIN (COSTS OFF) CREATE TABLE agg_auto_par_explain AS SELECT bloom_agg(id) AS f FROM agg_auto_keys WHERE id <= 200000;
+CREATE TABLE agg_auto_par_100 AS SELECT bloom_agg(id) AS f FROM agg_auto_keys WHERE id <= 100;
+CREATE TABLE agg_auto_par_5000 AS SELECT bloom_agg(id) AS f FROM agg_auto_keys WHERE id <= 5000;
+CREATE TABLE agg_auto_par_7000 AS SELECT bloom_agg(id) AS f FROM agg_auto_keys WHERE id <= 7000;
+CREATE TABLE agg_auto_par_50000 AS SELECT bloom_agg(id) AS f FROM agg_auto_keys WHERE id <= 50000;
+CREATE TABLE agg_auto_par_200000 AS SELECT bloom_agg(id) AS f FROM agg_auto_keys WHERE id <= 200000;
+CREATE TABLE agg_auto_parallel AS
+SELECT 100 AS n, f FROM agg_auto_par_100
+UNION ALL SELECT 5000, f FROM agg_auto_par_5000
+UNION ALL SELECT 7000, f FROM agg_auto_par_7000
+UNION ALL SELECT 50000, f FROM agg_auto_par_50000
+UNION ALL SELECT 200000, f FROM agg_auto_par_200000;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
@@ -175,7 +183,8 @@ SELECT sum((SELECT count(*) FROM agg_auto_keys k WHERE k.grp = h.grp AND NOT k.i
 FROM agg_auto_hashed h;
 RESET bloomfilter.agg_max_capacity;
 
-DROP TABLE agg_auto_parts, agg_auto_keys, agg_auto_serial, agg_auto_parallel, agg_auto_hashed;
+DROP TABLE agg_auto_parts, agg_auto_keys, agg_auto_serial, agg_auto_parallel, agg_auto_hashed,
+	agg_auto_par_100, agg_auto_par_5000, agg_auto_par_7000, agg_auto_par_50000, agg_auto_par_200000;
 
 --
 -- Large partial states in parallel plans.  Each process ships its buffer

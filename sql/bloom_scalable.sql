@@ -211,10 +211,16 @@ SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
 EXPLAIN (COSTS OFF) SELECT sbloom_agg(id) FROM sb_keys;
-CREATE TABLE sb_parallel (n int, f scalablebloom);
-INSERT INTO sb_parallel SELECT 100, sbloom_agg(id) FROM sb_keys WHERE id <= 100;
-INSERT INTO sb_parallel SELECT 7000, sbloom_agg(id) FROM sb_keys WHERE id <= 7000;
-INSERT INTO sb_parallel SELECT 200000, sbloom_agg(id) FROM sb_keys;
+-- one CREATE TABLE AS per size: INSERT ... SELECT never runs in parallel in
+-- PostgreSQL 15, and a UNION ALL runs each aggregate whole in one worker
+EXPLAIN (COSTS OFF) CREATE TABLE sb_par_explain AS SELECT sbloom_agg(id) AS f FROM sb_keys WHERE id <= 200000;
+CREATE TABLE sb_par_100 AS SELECT sbloom_agg(id) AS f FROM sb_keys WHERE id <= 100;
+CREATE TABLE sb_par_7000 AS SELECT sbloom_agg(id) AS f FROM sb_keys WHERE id <= 7000;
+CREATE TABLE sb_par_200000 AS SELECT sbloom_agg(id) AS f FROM sb_keys WHERE id <= 200000;
+CREATE TABLE sb_parallel AS
+SELECT 100 AS n, f FROM sb_par_100
+UNION ALL SELECT 7000, f FROM sb_par_7000
+UNION ALL SELECT 200000, f FROM sb_par_200000;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
@@ -310,6 +316,7 @@ CREATE TABLE sb_recv (f scalablebloom);
 \copy sb_recv FROM 'results/sb_bad.bin' (FORMAT binary)
 SELECT count(*) AS received FROM sb_recv;
 
+DROP TABLE sb_par_100, sb_par_7000, sb_par_200000;
 DROP TABLE sb_grown, sb_copy, sb_parts, sb_keys, sb_serial, sb_parallel, sb_groups, sb_many,
   sb_union_parallel, sb_bad, sb_recv;
 DROP FUNCTION sb_catch(text);
