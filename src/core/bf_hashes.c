@@ -51,23 +51,18 @@ bf_sort_hashes(uint64_t *a, uint64_t *tmp, size_t n)
  * bucketed by their top byte (one counting pass, one scatter into tmp,
  * which has room for n), which for both layouts orders them by region of
  * the array, so the inserts sweep it 1/256th at a time.  Without tmp, the
- * inserts are batched with prefetching.
+ * batch insert's prefetching overlaps the misses instead.  Every path
+ * goes through bf_insert_batch, which picks the loop for the layout and k
+ * once instead of once per key.
  */
 void
 bf_insert_many(bf_view *v, const uint64_t *h, size_t n, uint64_t *tmp)
 {
 	const uint64_t cache_bytes = UINT64_C(1) << 20;
 
-	if (v->nbits / 8 <= cache_bytes)
+	if (v->nbits / 8 <= cache_bytes || tmp == NULL)
 	{
-		for (size_t i = 0; i < n; i++)
-			bf_insert_hash(v, h[i]);
-		return;
-	}
-	if (tmp == NULL)
-	{
-		for (size_t i = 0; i < n; i += 32)
-			bf_insert_batch(v, h + i, (int) (n - i < 32 ? n - i : 32));
+		bf_insert_batch(v, h, n);
 		return;
 	}
 	{
@@ -79,8 +74,7 @@ bf_insert_many(bf_view *v, const uint64_t *h, size_t n, uint64_t *tmp)
 			start[b + 1] += start[b];
 		for (size_t i = 0; i < n; i++)
 			tmp[start[h[i] >> 56]++] = h[i];
-		for (size_t i = 0; i < n; i++)
-			bf_insert_hash(v, tmp[i]);
+		bf_insert_batch(v, tmp, n);
 	}
 }
 
