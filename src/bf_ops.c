@@ -269,6 +269,9 @@ typedef enum BloomProbeSource
 typedef struct BloomProbeCache
 {
 	BloomKeyType key;
+	Oid			array_type;		/* keys are this array's elements (probes of
+								 * many keys, bf_array.c); InvalidOid if a key
+								 * is the argument itself */
 	BloomProbeSource source;
 	bf_view		view;			/* the current filter */
 	bool		has_keys;		/* it holds keys of this call's family */
@@ -281,24 +284,67 @@ typedef struct BloomProbeCache
 	uint8		inline_header[VARHDRSZ + BF_HEADER_SIZE];
 } BloomProbeCache;
 
+/*
+ * The cache of a call site; elements: the keys are the elements of the
+ * array argument keyarg, not the argument itself.
+ */
 static BloomProbeCache *
-probe_cache(FunctionCallInfo fcinfo, int keyarg)
+probe_cache(FunctionCallInfo fcinfo, int keyarg, bool elements)
 {
 	BloomProbeCache *c = (BloomProbeCache *) fcinfo->flinfo->fn_extra;
 
 	if (unlikely(c == NULL))
 	{
 		c = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BloomProbeCache));
-		bloom_key_type_for_arg(&c->key, fcinfo, keyarg);
+		if (elements)
+		{
+			Oid			arrtype = get_fn_expr_argtype(fcinfo->flinfo, keyarg);
+			Oid			elemtype = get_element_type(getBaseType(arrtype));
+
+			if (!OidIsValid(elemtype))
+				ereport(ERROR,
+						(errcode(ERRCODE_DATATYPE_MISMATCH),
+						 errmsg("the keys of a probe of many keys must be an array")));
+			bloom_key_type_init(&c->key, elemtype, fcinfo->flinfo->fn_mcxt);
+			c->array_type = getBaseType(arrtype);
+		}
+		else
+			bloom_key_type_for_arg(&c->key, fcinfo, keyarg);
 		fcinfo->flinfo->fn_extra = c;
 	}
 	return c;
+}
+
+/*
+ * A filter whose keys were whole arrays, probed with the elements of an
+ * array of that type: the generic family error would name the two
+ * families; this one says what went wrong.
+ */
+static void
+check_element_family(const BloomProbeCache *c, const bf_view *v)
+{
+	BloomKeyType whole;
+
+	if (v->family == BF_FAMILY_NONE ||
+		(v->family == c->key.family && v->type_tag == c->key.type_tag))
+		return;
+	bloom_key_type_init(&whole, c->array_type, CurrentMemoryContext);
+	if (v->family == whole.family && v->type_tag == whole.type_tag)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("the filter holds whole arrays of type %s as keys, and its elements are probed one by one",
+						format_type_be(c->array_type)),
+				 errdetail("bloom_contains_all and bloom_filter_array probe each element of the array as a key of type %s.",
+						   format_type_be(c->key.typid)),
+				 errhint("To probe for an array as one key, use bloom_contains(f, array).")));
 }
 
 /* Makes v the cached filter; family errors are raised here, once. */
 static void
 probe_cache_set(BloomProbeCache *c, BloomProbeSource source, const bf_view *v)
 {
+	if (OidIsValid(c->array_type))
+		check_element_family(c, v);
 	c->source = source;
 	c->view = *v;
 	c->has_keys = bloom_check_family(v, &c->key);
@@ -365,9 +411,8 @@ probe_cache_load(FunctionCallInfo fcinfo, BloomProbeCache *c, Datum d)
 		return;
 	}
 	/* anything else (a short header, an expanded object): not kept */
-	c->source = BPS_NONE;
-	bloomfilter_view(PG_DETOAST_DATUM_PACKED(d), &c->view);
-	c->has_keys = bloom_check_family(&c->view, &c->key);
+	bloomfilter_view(PG_DETOAST_DATUM_PACKED(d), &v);
+	probe_cache_set(c, BPS_NONE, &v);
 }
 
 /* Is d the filter the cache holds? */
@@ -403,7 +448,7 @@ probe_cache_hit(const BloomProbeCache *c, Datum d)
 static inline bool
 probe(FunctionCallInfo fcinfo, int filterarg, int keyarg)
 {
-	BloomProbeCache *c = probe_cache(fcinfo, keyarg);
+	BloomProbeCache *c = probe_cache(fcinfo, keyarg, false);
 	Datum		d = PG_GETARG_DATUM(filterarg);
 
 	if (!probe_cache_hit(c, d))
@@ -425,6 +470,25 @@ Datum
 bloomfilter_contained_in(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(probe(fcinfo, 1, 0));
+}
+
+/*
+ * For probes of many keys (bf_array.c): the filter argument through this
+ * call site's cache, as bloom_contains reads it, and in *kt the key type
+ * of the elements of the array argument keyarg.  Returns NULL when the
+ * filter holds no key yet (every probe is false).
+ */
+const bf_view *
+bloom_probe_elements(FunctionCallInfo fcinfo, int filterarg, int keyarg,
+					 const BloomKeyType **kt)
+{
+	BloomProbeCache *c = probe_cache(fcinfo, keyarg, true);
+	Datum		d = PG_GETARG_DATUM(filterarg);
+
+	if (!probe_cache_hit(c, d))
+		probe_cache_load(fcinfo, c, d);
+	*kt = &c->key;
+	return c->has_keys ? &c->view : NULL;
 }
 
 /* ---- combining ---- */
