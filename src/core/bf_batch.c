@@ -12,7 +12,7 @@
  * key, and gcc does not inline them into a caller's loop.  Here the switch
  * runs once per batch and selects a loop in which k is a constant, so the
  * per-key work (bf_blocked_probe_k and friends, always_inline) unrolls.
- * k up to BF_UNROLLED_HASHES gets its own loop; larger k (rates below about
+ * k up to 16 gets its own loop; larger k (rates below about
  * 1e-5) share a loop with k as a variable.
  *
  * The answers and the bits set are exactly those of the per-key functions
@@ -42,7 +42,6 @@
 #define BF_CLASSIC_PREFETCH_BYTES (UINT64_C(2) << 20)
 #endif
 
-#define BF_UNROLLED_HASHES 16
 
 /* ---- blocked layout ---- */
 
