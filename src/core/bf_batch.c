@@ -12,8 +12,8 @@
  * key, and gcc does not inline them into a caller's loop.  Here the switch
  * runs once per batch and selects a loop in which k is a constant, so the
  * per-key work (bf_blocked_probe_k and friends, always_inline) unrolls.
- * k up to 16 gets its own loop; larger k (rates below about
- * 1e-5) share a loop with k as a variable.
+ * k up to 16 gets its own loop; larger k (rates below about 1e-5) share a
+ * loop with k as a variable.
  *
  * The answers and the bits set are exactly those of the per-key functions
  * (test/core/test_core.c compares them for both layouts and every k).
@@ -41,7 +41,6 @@
 #ifndef BF_CLASSIC_PREFETCH_BYTES
 #define BF_CLASSIC_PREFETCH_BYTES (UINT64_C(2) << 20)
 #endif
-
 
 /* ---- blocked layout ---- */
 
