@@ -970,3 +970,21 @@ CREATE AGGREGATE @extschema@.bloom_union_agg(@extschema@.scalablebloom) (
 	DESERIALFUNC = @extschema@.scalablebloom_union_agg_deserialize,
 	PARALLEL = SAFE
 );
+
+-- ---- probes of many keys (bf_array.c) ----
+-- One call probes every element of an array, prefetching ahead so that the
+-- cache misses of a large filter overlap.  Not overloads of bloom_contains:
+-- anyelement also matches an array, and a filter of array-typed keys is
+-- probed with bloom_contains(f, array) as one key.
+
+-- bloom_contains(f, e) for every element e: a bool array of the keys'
+-- dimensions, NULL where e is NULL
+CREATE FUNCTION @extschema@.bloom_contains_all(@extschema@.bloomfilter, anyarray)
+	RETURNS boolean[]
+	AS 'MODULE_PATHNAME', 'bloomfilter_contains_all' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- the elements that may be in the filter, in order, as a one-dimensional
+-- array without NULLs
+CREATE FUNCTION @extschema@.bloom_filter_array(@extschema@.bloomfilter, anyarray)
+	RETURNS anyarray
+	AS 'MODULE_PATHNAME', 'bloomfilter_filter_array' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

@@ -346,9 +346,9 @@ buf_insert_into(const BloomAggState *st, bf_view *v, const uint32 *kcount)
 
 	if (v->nbits / 8 <= BF_AGG_CACHE_BYTES)
 	{
-		bf_insert_hashes(v, st->keys, st->nkeys);
+		bf_insert_batch(v, st->keys, st->nkeys);
 		for (int r = 0; r < st->nruns; r++)
-			bf_insert_hashes(v, st->runs[r].keys, st->runs[r].nkeys);
+			bf_insert_batch(v, st->runs[r].keys, st->runs[r].nkeys);
 		return;
 	}
 	runs = palloc((st->nruns + 1) * sizeof(bf_hash_run));

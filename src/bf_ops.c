@@ -173,7 +173,13 @@ bloomfilter_add(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(f);
 }
 
-/* bloom_add_all(f, array): every non-NULL element added. */
+/*
+ * bloom_add_all(f, array): every non-NULL element added.  The hashes go to
+ * bf_insert_batch a chunk at a time (the same bits as one by one, with the
+ * cache misses of a large filter overlapped).
+ */
+#define ADD_ALL_CHUNK 1024
+
 Datum
 bloomfilter_add_all(PG_FUNCTION_ARGS)
 {
@@ -185,6 +191,8 @@ bloomfilter_add_all(PG_FUNCTION_ARGS)
 	Datum		value;
 	bool		isnull;
 	bool		adopted = false;
+	uint64		h[ADD_ALL_CHUNK];
+	int			m = 0;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
@@ -204,8 +212,14 @@ bloomfilter_add_all(PG_FUNCTION_ARGS)
 			bloom_adopt_family(&v, kt);
 			adopted = true;
 		}
-		bf_insert_hash(&v, bloom_hash_fast(kt, value, v.seed));
+		h[m++] = bloom_hash_fast(kt, value, v.seed);
+		if (m == ADD_ALL_CHUNK)
+		{
+			bf_insert_batch(&v, h, m);
+			m = 0;
+		}
 	}
+	bf_insert_batch(&v, h, m);
 	array_free_iterator(it);
 	bf_store_header((uint8 *) VARDATA(f), &v);
 	PG_RETURN_POINTER(f);
@@ -242,6 +256,9 @@ typedef enum BloomProbeSource
 typedef struct BloomProbeCache
 {
 	BloomKeyType key;
+	Oid			array_type;		/* keys are this array's elements (probes of
+								 * many keys, bf_array.c); InvalidOid if a key
+								 * is the argument itself */
 	BloomProbeSource source;
 	bf_view		view;			/* the current filter */
 	bool		has_keys;		/* it holds keys of this call's family */
@@ -254,24 +271,67 @@ typedef struct BloomProbeCache
 	uint8		inline_header[VARHDRSZ + BF_HEADER_SIZE];
 } BloomProbeCache;
 
+/*
+ * The cache of a call site; elements: the keys are the elements of the
+ * array argument keyarg, not the argument itself.
+ */
 static BloomProbeCache *
-probe_cache(FunctionCallInfo fcinfo, int keyarg)
+probe_cache(FunctionCallInfo fcinfo, int keyarg, bool elements)
 {
 	BloomProbeCache *c = (BloomProbeCache *) fcinfo->flinfo->fn_extra;
 
 	if (unlikely(c == NULL))
 	{
 		c = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BloomProbeCache));
-		bloom_key_type_for_arg(&c->key, fcinfo, keyarg);
+		if (elements)
+		{
+			Oid			arrtype = get_fn_expr_argtype(fcinfo->flinfo, keyarg);
+			Oid			elemtype = get_element_type(getBaseType(arrtype));
+
+			if (!OidIsValid(elemtype))
+				ereport(ERROR,
+						(errcode(ERRCODE_DATATYPE_MISMATCH),
+						 errmsg("the keys of a probe of many keys must be an array")));
+			bloom_key_type_init(&c->key, elemtype, fcinfo->flinfo->fn_mcxt);
+			c->array_type = getBaseType(arrtype);
+		}
+		else
+			bloom_key_type_for_arg(&c->key, fcinfo, keyarg);
 		fcinfo->flinfo->fn_extra = c;
 	}
 	return c;
+}
+
+/*
+ * A filter whose keys were whole arrays, probed with the elements of an
+ * array of that type: the generic family error would name the two
+ * families; this one says what went wrong.
+ */
+static void
+check_element_family(const BloomProbeCache *c, const bf_view *v)
+{
+	BloomKeyType whole;
+
+	if (v->family == BF_FAMILY_NONE ||
+		(v->family == c->key.family && v->type_tag == c->key.type_tag))
+		return;
+	bloom_key_type_init(&whole, c->array_type, CurrentMemoryContext);
+	if (v->family == whole.family && v->type_tag == whole.type_tag)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("the filter holds whole arrays of type %s as keys, and its elements are probed one by one",
+						format_type_be(c->array_type)),
+				 errdetail("bloom_contains_all and bloom_filter_array probe each element of the array as a key of type %s.",
+						   format_type_be(c->key.typid)),
+				 errhint("To probe for an array as one key, use bloom_contains(f, array).")));
 }
 
 /* Makes v the cached filter; family errors are raised here, once. */
 static void
 probe_cache_set(BloomProbeCache *c, BloomProbeSource source, const bf_view *v)
 {
+	if (OidIsValid(c->array_type))
+		check_element_family(c, v);
 	c->source = source;
 	c->view = *v;
 	c->has_keys = bloom_check_family(v, &c->key);
@@ -338,9 +398,8 @@ probe_cache_load(FunctionCallInfo fcinfo, BloomProbeCache *c, Datum d)
 		return;
 	}
 	/* anything else (a short header, an expanded object): not kept */
-	c->source = BPS_NONE;
-	bloomfilter_view(PG_DETOAST_DATUM_PACKED(d), &c->view);
-	c->has_keys = bloom_check_family(&c->view, &c->key);
+	bloomfilter_view(PG_DETOAST_DATUM_PACKED(d), &v);
+	probe_cache_set(c, BPS_NONE, &v);
 }
 
 /* Is d the filter the cache holds? */
@@ -376,7 +435,7 @@ probe_cache_hit(const BloomProbeCache *c, Datum d)
 static inline bool
 probe(FunctionCallInfo fcinfo, int filterarg, int keyarg)
 {
-	BloomProbeCache *c = probe_cache(fcinfo, keyarg);
+	BloomProbeCache *c = probe_cache(fcinfo, keyarg, false);
 	Datum		d = PG_GETARG_DATUM(filterarg);
 
 	if (!probe_cache_hit(c, d))
@@ -398,6 +457,25 @@ Datum
 bloomfilter_contained_in(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BOOL(probe(fcinfo, 1, 0));
+}
+
+/*
+ * For probes of many keys (bf_array.c): the filter argument through this
+ * call site's cache, as bloom_contains reads it, and in *kt the key type
+ * of the elements of the array argument keyarg.  Returns NULL when the
+ * filter holds no key yet (every probe is false).
+ */
+const bf_view *
+bloom_probe_elements(FunctionCallInfo fcinfo, int filterarg, int keyarg,
+					 const BloomKeyType **kt)
+{
+	BloomProbeCache *c = probe_cache(fcinfo, keyarg, true);
+	Datum		d = PG_GETARG_DATUM(filterarg);
+
+	if (!probe_cache_hit(c, d))
+		probe_cache_load(fcinfo, c, d);
+	*kt = &c->key;
+	return c->has_keys ? &c->view : NULL;
 }
 
 /* ---- combining ---- */

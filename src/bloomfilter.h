@@ -193,4 +193,15 @@ bloom_add_saturating(uint64 a, uint64 b)
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
+/* ---- bf_ops.c: the probe cache, for probes of many keys ---- */
+
+/*
+ * The filter argument filterarg, read through the call site's cache as
+ * bloom_contains reads it (detoasted once, family checked once), and in *kt
+ * the key type of the elements of the array argument keyarg.  NULL when
+ * the filter holds no key yet.
+ */
+extern const bf_view *bloom_probe_elements(FunctionCallInfo fcinfo, int filterarg,
+										   int keyarg, const BloomKeyType **kt);
+
 #endif							/* BLOOMFILTER_H */

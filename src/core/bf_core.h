@@ -281,13 +281,14 @@ bf_popcount64(uint64_t x)
  * "enhanced" double hashing would leave plain double hashing, whose
  * positions repeat for keys whose step is near a simple fraction of 2^64.
  */
-static inline void
+static inline __attribute__((always_inline)) void
 bf_classic_insert(uint8_t *bits, uint64_t nbits, int k, uint64_t h)
 {
 	uint64_t	x = h;
 	uint64_t	y = bf_mix64(h);
 	uint64_t	z = bf_mix64(h ^ UINT64_C(0x9e3779b97f4a7c15));
 
+#pragma GCC unroll 16
 	for (int i = 0; i < k; i++)
 	{
 		uint64_t	pos = bf_range64(x, nbits);
@@ -298,13 +299,14 @@ bf_classic_insert(uint8_t *bits, uint64_t nbits, int k, uint64_t h)
 	}
 }
 
-static inline bool
+static inline __attribute__((always_inline)) bool
 bf_classic_probe(const uint8_t *bits, uint64_t nbits, int k, uint64_t h)
 {
 	uint64_t	x = h;
 	uint64_t	y = bf_mix64(h);
 	uint64_t	z = bf_mix64(h ^ UINT64_C(0x9e3779b97f4a7c15));
 
+#pragma GCC unroll 16
 	for (int i = 0; i < k; i++)
 	{
 		uint64_t	pos = bf_range64(x, nbits);
@@ -450,7 +452,7 @@ bf_probe_hash(const bf_view *v, uint64_t h)
  * The counting filter keeps a counter at each of them; the inlined
  * insert and probe above stay as they are, being the hot path.
  */
-static inline void
+static inline __attribute__((always_inline)) void
 bf_positions(int layout, uint64_t m, int k, uint64_t h, uint64_t *pos)
 {
 	if (layout == BF_LAYOUT_BLOCKED)
@@ -480,32 +482,21 @@ bf_positions(int layout, uint64_t m, int k, uint64_t h, uint64_t *pos)
 	}
 }
 
-/*
- * Address of the memory a probe or insert of h touches first, for
- * prefetching ahead of a batch.
- */
-static inline const void *
-bf_first_line(const bf_view *v, uint64_t h)
-{
-	if (v->layout == BF_LAYOUT_BLOCKED)
-		return v->bits + (size_t) bf_range32((uint32_t) (h >> 32),
-											 (uint32_t) (v->nbits / BF_BLOCK_BITS)) * BF_BLOCK_BYTES;
-	return v->bits + (bf_range64(h, v->nbits) >> 3);
-}
+/* ---- many keys at once (bf_batch.c) ---- */
 
 /*
- * Inserts a batch of hashed keys.  The executor hands us one row at a
- * time, so a large filter would take a cache miss per key, one after the
- * other; prefetching the whole batch first lets the misses overlap.
+ * out[i] = bf_probe_hash(v, h[i]) (0 or 1) for i < n; returns how many
+ * are 1.  Prefetches ahead so that the cache misses of a large filter
+ * overlap, and dispatches on layout and k once for the batch.
  */
-static inline void
-bf_insert_batch(bf_view *v, const uint64_t *h, int n)
-{
-	for (int i = 0; i < n; i++)
-		__builtin_prefetch(bf_first_line(v, h[i]), 1);
-	for (int i = 0; i < n; i++)
-		bf_insert_hash(v, h[i]);
-}
+extern size_t bf_probe_batch(const bf_view *v, const uint64_t *h, size_t n,
+							 uint8_t *out);
+
+/*
+ * bf_insert_hash(v, h[i]) for i < n, in order, with the same prefetching
+ * and dispatch: the same bits and the same count of adds.
+ */
+extern void bf_insert_batch(bf_view *v, const uint64_t *h, size_t n);
 
 /* ---- buffers and views (bf_format.c) ---- */
 
@@ -685,9 +676,6 @@ extern size_t bf_dedup_hashes(uint64_t *h, size_t n, uint64_t *table, size_t siz
  * and tmp (room for n) is given.
  */
 extern void bf_insert_many(bf_view *v, const uint64_t *h, size_t n, uint64_t *tmp);
-
-/* Inserts n hashed keys in the order given; counts the adds. */
-extern void bf_insert_hashes(bf_view *v, const uint64_t *h, size_t n);
 
 /*
  * Hashes bucketed by their top byte.  For both layouts that orders keys by

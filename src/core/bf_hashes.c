@@ -49,83 +49,23 @@ bf_sort_hashes(uint64_t *a, uint64_t *tmp, size_t n)
 }
 
 /*
- * The insert loops, with the layout and k chosen once per call rather than
- * per key (bf_insert_hash is too large for the compiler to inline into a
- * loop, and its per-key dispatch would then cost as much as the insert).
- * They do not count the adds.
- */
-static inline void
-insert_blocked_k(uint8_t *bits, uint32_t nblocks, const uint64_t *h, size_t n,
-				 const int k)
-{
-	for (size_t i = 0; i < n; i++)
-		bf_blocked_insert_k(bits + (size_t) bf_range32((uint32_t) (h[i] >> 32), nblocks) * BF_BLOCK_BYTES,
-							(uint32_t) h[i], k);
-}
-
-static void
-insert_hashes(const bf_view *v, const uint64_t *h, size_t n)
-{
-	if (v->layout == BF_LAYOUT_BLOCKED)
-	{
-		uint32_t	nblocks = (uint32_t) (v->nbits / BF_BLOCK_BITS);
-
-		/* the k of the common rates, as bf_blocked_insert */
-		switch (v->hashes)
-		{
-			case 6:
-				insert_blocked_k(v->bits, nblocks, h, n, 6);
-				break;
-			case 7:
-				insert_blocked_k(v->bits, nblocks, h, n, 7);
-				break;
-			case 9:
-				insert_blocked_k(v->bits, nblocks, h, n, 9);
-				break;
-			default:
-				insert_blocked_k(v->bits, nblocks, h, n, v->hashes);
-				break;
-		}
-	}
-	else
-		for (size_t i = 0; i < n; i++)
-			bf_classic_insert(v->bits, v->nbits, v->hashes, h[i]);
-}
-
-static void
-count_adds(bf_view *v, uint64_t n)
-{
-	v->added = v->added > UINT64_MAX - n ? UINT64_MAX : v->added + n;
-}
-
-void
-bf_insert_hashes(bf_view *v, const uint64_t *h, size_t n)
-{
-	insert_hashes(v, h, n);
-	count_adds(v, n);
-}
-
-/*
  * Inserts n hashed keys.  A filter that fits in cache takes them as they
  * come.  A larger one would take a cache miss per key; the keys are first
- * bucketed (one counting pass, one scatter into tmp, which has room for n),
- * so the inserts sweep the array 1/256th at a time.  Without tmp, the
- * inserts are batched with prefetching.
+ * bucketed by their top byte (one counting pass, one scatter into tmp,
+ * which has room for n), which for both layouts orders them by region of
+ * the array, so the inserts sweep it 1/256th at a time.  Without tmp, the
+ * batch insert's prefetching overlaps the misses instead.  Every path
+ * goes through bf_insert_batch, which picks the loop for the layout and k
+ * once instead of once per key.
  */
 void
 bf_insert_many(bf_view *v, const uint64_t *h, size_t n, uint64_t *tmp)
 {
 	const uint64_t cache_bytes = UINT64_C(1) << 20;
 
-	if (v->nbits / 8 <= cache_bytes)
+	if (v->nbits / 8 <= cache_bytes || tmp == NULL)
 	{
-		bf_insert_hashes(v, h, n);
-		return;
-	}
-	if (tmp == NULL)
-	{
-		for (size_t i = 0; i < n; i += 32)
-			bf_insert_batch(v, h + i, (int) (n - i < 32 ? n - i : 32));
+		bf_insert_batch(v, h, n);
 		return;
 	}
 	{
@@ -140,7 +80,7 @@ bf_insert_many(bf_view *v, const uint64_t *h, size_t n, uint64_t *tmp)
 			p += count[b];
 		}
 		bf_scatter_buckets(h, n, pos, tmp);
-		bf_insert_hashes(v, tmp, n);
+		bf_insert_batch(v, tmp, n);
 	}
 }
 
@@ -199,7 +139,6 @@ void
 bf_insert_bucketed(bf_view *v, const bf_hash_run *runs, int nruns)
 {
 	const uint64_t *next[64];
-	uint64_t	total = 0;
 
 	/* callers have a handful of runs; more are inserted 64 at a time */
 	if (nruns > 64)
@@ -213,11 +152,9 @@ bf_insert_bucketed(bf_view *v, const bf_hash_run *runs, int nruns)
 	for (int b = 0; b < BF_HASH_BUCKETS; b++)
 		for (int r = 0; r < nruns; r++)
 		{
-			insert_hashes(v, next[r], runs[r].count[b]);
+			bf_insert_batch(v, next[r], runs[r].count[b]);
 			next[r] += runs[r].count[b];
-			total += runs[r].count[b];
 		}
-	count_adds(v, total);
 }
 
 /*

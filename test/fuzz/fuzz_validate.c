@@ -47,8 +47,21 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	bf_unseal(buf);
 	bf_view_of(buf, &v);
-	for (uint64_t k = 0; k < 64; k++)
-		sink += bf_probe_hash(&v, bf_hash_int64(v.seed, (int64_t) k));
+	{
+		uint64_t	h[64];
+		uint8_t		out[64];
+
+		for (uint64_t k = 0; k < 64; k++)
+		{
+			h[k] = bf_hash_int64(v.seed, (int64_t) k);
+			sink += bf_probe_hash(&v, h[k]);
+		}
+		/* the batch probe reads the same bits and must answer alike */
+		bf_probe_batch(&v, h, 64, out);
+		for (uint64_t k = 0; k < 64; k++)
+			if (out[k] != (uint8_t) bf_probe_hash(&v, h[k]))
+				abort();
+	}
 	sink += (double) bf_popcount(&v);
 	sink += bf_est_cardinality(&v);
 	sink += bf_est_fpr(&v);

@@ -14,7 +14,8 @@ CC=${FUZZ_CC:-clang-14}
 flags=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Isrc/core)
 core=(src/core/bf_format.c src/core/bf_combine.c src/core/bf_estimate.c
 	src/core/bf_sizing.c src/core/bf_base64.c src/core/bf_hashes.c
-	src/core/bf_counting.c src/core/bf_window.c src/core/bf_scalable.c)
+	src/core/bf_counting.c src/core/bf_window.c src/core/bf_scalable.c
+	src/core/bf_batch.c)
 
 gcc -O1 -Isrc/core -o "$out/make_corpus" test/fuzz/make_corpus.c "${core[@]}" -lm
 mkdir -p "$out/corpus"
