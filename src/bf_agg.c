@@ -129,8 +129,9 @@ typedef struct BloomAggCache
 	uint32		buf_max;
 } BloomAggCache;
 
-static MemoryContext
-agg_context(FunctionCallInfo fcinfo, const char *fname)
+/* The aggregate's memory context; ERROR if fname is called outside one. */
+MemoryContext
+bloom_agg_context(FunctionCallInfo fcinfo, const char *fname)
 {
 	MemoryContext aggctx;
 
@@ -503,7 +504,7 @@ bloomfilter_agg_trans(PG_FUNCTION_ARGS)
 	/* the aggregate context is looked up (and checked) once, at creation */
 	if (st == NULL)
 	{
-		MemoryContext aggctx = agg_context(fcinfo, "bloomfilter_agg_trans");
+		MemoryContext aggctx = bloom_agg_context(fcinfo, "bloomfilter_agg_trans");
 		int64		capacity;
 		double		fpr;
 		uint64		nbits;
@@ -543,7 +544,7 @@ bloomfilter_auto_agg_trans(PG_FUNCTION_ARGS)
 	/* the aggregate context is looked up (and checked) once, at creation */
 	if (st == NULL)
 	{
-		st = state_new(agg_context(fcinfo, "bloomfilter_auto_agg_trans"));
+		st = state_new(bloom_agg_context(fcinfo, "bloomfilter_auto_agg_trans"));
 		st->auto_sized = true;
 		st->fpr = c->fpr;
 		st->hashes = c->hashes;
@@ -866,7 +867,7 @@ auto_combine(MemoryContext aggctx, BloomAggState *s1, BloomAggState *s2)
 static Datum
 combine(FunctionCallInfo fcinfo, bool is_union)
 {
-	MemoryContext aggctx = agg_context(fcinfo, "bloomfilter_agg_combine");
+	MemoryContext aggctx = bloom_agg_context(fcinfo, "bloomfilter_agg_combine");
 	BloomAggState *s1 = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
 	BloomAggState *s2 = PG_ARGISNULL(1) ? NULL : (BloomAggState *) PG_GETARG_POINTER(1);
 
@@ -1292,7 +1293,7 @@ bloomfilter_agg_deserialize(PG_FUNCTION_ARGS)
 static Datum
 filter_agg_trans(FunctionCallInfo fcinfo, bool is_union)
 {
-	MemoryContext aggctx = agg_context(fcinfo, is_union ? "bloom_union_agg" : "bloom_intersect_agg");
+	MemoryContext aggctx = bloom_agg_context(fcinfo, is_union ? "bloom_union_agg" : "bloom_intersect_agg");
 	BloomAggState *st = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
 	struct varlena *f;
 	bf_view		g;

@@ -20,12 +20,6 @@
 #include "libpq/pqformat.h"
 #include "utils/builtins.h"
 
-PG_FUNCTION_INFO_V1(countingbloom_in);
-PG_FUNCTION_INFO_V1(countingbloom_out);
-PG_FUNCTION_INFO_V1(countingbloom_recv);
-PG_FUNCTION_INFO_V1(countingbloom_send);
-PG_FUNCTION_INFO_V1(countingbloom_to_bytea);
-PG_FUNCTION_INFO_V1(countingbloom_from_bytea);
 PG_FUNCTION_INFO_V1(countingbloom_empty);
 PG_FUNCTION_INFO_V1(countingbloom_empty_counters);
 PG_FUNCTION_INFO_V1(countingbloom_add);
@@ -188,44 +182,7 @@ static const BloomTypeIO countingbloom_io = {
 
 /* ---- type I/O and the bytea casts ---- */
 
-Datum
-countingbloom_in(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_POINTER(bloom_type_in(&countingbloom_io, PG_GETARG_CSTRING(0)));
-}
-
-Datum
-countingbloom_out(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_CSTRING(bloom_type_out(&countingbloom_io,
-									 PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0))));
-}
-
-Datum
-countingbloom_recv(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_POINTER(bloom_type_recv(&countingbloom_io, (StringInfo) PG_GETARG_POINTER(0)));
-}
-
-Datum
-countingbloom_send(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BYTEA_P(bloom_type_send(&countingbloom_io,
-									  PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0))));
-}
-
-Datum
-countingbloom_to_bytea(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BYTEA_P(bloom_type_to_bytea(&countingbloom_io,
-										  PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0))));
-}
-
-Datum
-countingbloom_from_bytea(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_POINTER(bloom_type_from_bytea(&countingbloom_io, PG_GETARG_BYTEA_PP(0)));
-}
+BLOOM_TYPE_IO_FUNCTIONS(countingbloom, countingbloom_io)
 
 /* ---- constructors ---- */
 
@@ -606,18 +563,6 @@ typedef struct CbloomAggState
 	bfc_view	view;			/* of filter; items and family kept here */
 } CbloomAggState;
 
-static MemoryContext
-agg_context(FunctionCallInfo fcinfo, const char *fname)
-{
-	MemoryContext aggctx;
-
-	if (!AggCheckCallContext(fcinfo, &aggctx))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("%s called in non-aggregate context", fname)));
-	return aggctx;
-}
-
 static CbloomAggState *
 agg_state_of(MemoryContext cxt, struct varlena *filter)
 {
@@ -646,7 +591,7 @@ countingbloom_agg_trans(PG_FUNCTION_ARGS)
 
 	if (st == NULL)
 	{
-		MemoryContext aggctx = agg_context(fcinfo, "countingbloom_agg_trans");
+		MemoryContext aggctx = bloom_agg_context(fcinfo, "countingbloom_agg_trans");
 		int			width = 4;
 		uint64		ncounters;
 		int			hashes;
@@ -694,7 +639,7 @@ countingbloom_agg_final(PG_FUNCTION_ARGS)
 Datum
 countingbloom_agg_combine(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggctx = agg_context(fcinfo, "countingbloom_agg_combine");
+	MemoryContext aggctx = bloom_agg_context(fcinfo, "countingbloom_agg_combine");
 	CbloomAggState *s1 = PG_ARGISNULL(0) ? NULL : (CbloomAggState *) PG_GETARG_POINTER(0);
 	CbloomAggState *s2 = PG_ARGISNULL(1) ? NULL : (CbloomAggState *) PG_GETARG_POINTER(1);
 	uint64		ncounters;

@@ -40,12 +40,6 @@
 
 #include "bf_scalable.h"
 
-PG_FUNCTION_INFO_V1(scalablebloom_in);
-PG_FUNCTION_INFO_V1(scalablebloom_out);
-PG_FUNCTION_INFO_V1(scalablebloom_recv);
-PG_FUNCTION_INFO_V1(scalablebloom_send);
-PG_FUNCTION_INFO_V1(scalablebloom_to_bytea);
-PG_FUNCTION_INFO_V1(scalablebloom_from_bytea);
 PG_FUNCTION_INFO_V1(scalablebloom_from_bloomfilter);
 PG_FUNCTION_INFO_V1(scalablebloom_empty);
 PG_FUNCTION_INFO_V1(scalablebloom_add);
@@ -217,44 +211,7 @@ static const BloomTypeIO scalablebloom_io = {
 
 /* ---- type I/O: as bloomfilter, base64 of the portable bytes ---- */
 
-Datum
-scalablebloom_in(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_POINTER(bloom_type_in(&scalablebloom_io, PG_GETARG_CSTRING(0)));
-}
-
-Datum
-scalablebloom_out(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_CSTRING(bloom_type_out(&scalablebloom_io,
-									 PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0))));
-}
-
-Datum
-scalablebloom_recv(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_POINTER(bloom_type_recv(&scalablebloom_io, (StringInfo) PG_GETARG_POINTER(0)));
-}
-
-Datum
-scalablebloom_send(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BYTEA_P(bloom_type_send(&scalablebloom_io,
-									  PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0))));
-}
-
-Datum
-scalablebloom_to_bytea(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BYTEA_P(bloom_type_to_bytea(&scalablebloom_io,
-										  PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0))));
-}
-
-Datum
-scalablebloom_from_bytea(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_POINTER(bloom_type_from_bytea(&scalablebloom_io, PG_GETARG_BYTEA_PP(0)));
-}
+BLOOM_TYPE_IO_FUNCTIONS(scalablebloom, scalablebloom_io)
 
 /* ---- building ---- */
 
@@ -992,17 +949,6 @@ scalablebloom_agg_final(PG_FUNCTION_ARGS)
  * context; the result sorts them, so it depends on the multiset of inputs
  * only, not on their order or the plan.
  */
-static MemoryContext
-agg_context(FunctionCallInfo fcinfo)
-{
-	MemoryContext aggctx;
-
-	if (!AggCheckCallContext(fcinfo, &aggctx))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("bloom_union_agg called in non-aggregate context")));
-	return aggctx;
-}
 
 /* Copies a container into ctx and adds its entries to the state. */
 static void
@@ -1028,7 +974,7 @@ state_add(SbloomUnion *u, struct varlena *d, MemoryContext ctx)
 Datum
 scalablebloom_union_agg_trans(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggctx = agg_context(fcinfo);
+	MemoryContext aggctx = bloom_agg_context(fcinfo, "bloom_union_agg");
 	SbloomUnion *u = PG_ARGISNULL(0) ? NULL : (SbloomUnion *) PG_GETARG_POINTER(0);
 
 	if (PG_ARGISNULL(1))
@@ -1046,7 +992,7 @@ scalablebloom_union_agg_trans(PG_FUNCTION_ARGS)
 Datum
 scalablebloom_union_agg_combine(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggctx = agg_context(fcinfo);
+	MemoryContext aggctx = bloom_agg_context(fcinfo, "bloom_union_agg");
 	SbloomUnion *u1 = PG_ARGISNULL(0) ? NULL : (SbloomUnion *) PG_GETARG_POINTER(0);
 	SbloomUnion *u2 = PG_ARGISNULL(1) ? NULL : (SbloomUnion *) PG_GETARG_POINTER(1);
 	struct varlena *d2;

@@ -27,12 +27,6 @@
 #include "utils/datetime.h"
 #include "utils/timestamp.h"
 
-PG_FUNCTION_INFO_V1(bloomwindow_in);
-PG_FUNCTION_INFO_V1(bloomwindow_out);
-PG_FUNCTION_INFO_V1(bloomwindow_recv);
-PG_FUNCTION_INFO_V1(bloomwindow_send);
-PG_FUNCTION_INFO_V1(bloomwindow_to_bytea);
-PG_FUNCTION_INFO_V1(bloomwindow_from_bytea);
 PG_FUNCTION_INFO_V1(bloomwindow_empty);
 PG_FUNCTION_INFO_V1(bloomwindow_add);
 PG_FUNCTION_INFO_V1(bloomwindow_contains);
@@ -194,44 +188,7 @@ static const BloomTypeIO bloomwindow_io = {
 
 /* ---- type I/O: as bloomfilter, base64 of the portable bytes ---- */
 
-Datum
-bloomwindow_in(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_POINTER(bloom_type_in(&bloomwindow_io, PG_GETARG_CSTRING(0)));
-}
-
-Datum
-bloomwindow_out(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_CSTRING(bloom_type_out(&bloomwindow_io,
-									 PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0))));
-}
-
-Datum
-bloomwindow_recv(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_POINTER(bloom_type_recv(&bloomwindow_io, (StringInfo) PG_GETARG_POINTER(0)));
-}
-
-Datum
-bloomwindow_send(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BYTEA_P(bloom_type_send(&bloomwindow_io,
-									  PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0))));
-}
-
-Datum
-bloomwindow_to_bytea(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BYTEA_P(bloom_type_to_bytea(&bloomwindow_io,
-										  PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0))));
-}
-
-Datum
-bloomwindow_from_bytea(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_POINTER(bloom_type_from_bytea(&bloomwindow_io, PG_GETARG_BYTEA_PP(0)));
-}
+BLOOM_TYPE_IO_FUNCTIONS(bloomwindow, bloomwindow_io)
 
 /* ---- arguments ---- */
 
@@ -636,18 +593,6 @@ typedef struct BloomWindowState
 	int64		newest;
 } BloomWindowState;
 
-static MemoryContext
-agg_context(FunctionCallInfo fcinfo, const char *fname)
-{
-	MemoryContext aggctx;
-
-	if (!AggCheckCallContext(fcinfo, &aggctx))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("%s called in non-aggregate context", fname)));
-	return aggctx;
-}
-
 /* A state owning a copy of window bytes (trusted), in cxt. */
 static BloomWindowState *
 state_from(MemoryContext cxt, const uint8 *data, size_t len)
@@ -675,7 +620,7 @@ bloomwindow_agg_trans(PG_FUNCTION_ARGS)
 
 	if (st == NULL)
 	{
-		MemoryContext aggctx = agg_context(fcinfo, "bloomwindow_agg_trans");
+		MemoryContext aggctx = bloom_agg_context(fcinfo, "bloomwindow_agg_trans");
 		bool		full = PG_NARGS() >= 7;
 		int32		buckets = 6;
 		int64		capacity = 100000;
@@ -736,7 +681,7 @@ bloomwindow_agg_final(PG_FUNCTION_ARGS)
 Datum
 bloomwindow_agg_combine(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggctx = agg_context(fcinfo, "bloomwindow_agg_combine");
+	MemoryContext aggctx = bloom_agg_context(fcinfo, "bloomwindow_agg_combine");
 	BloomWindowState *s1 = PG_ARGISNULL(0) ? NULL : (BloomWindowState *) PG_GETARG_POINTER(0);
 	BloomWindowState *s2 = PG_ARGISNULL(1) ? NULL : (BloomWindowState *) PG_GETARG_POINTER(1);
 

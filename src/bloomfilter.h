@@ -86,6 +86,49 @@ extern bytea *bloom_type_send(const BloomTypeIO *t, struct varlena *d);
 extern bytea *bloom_type_to_bytea(const BloomTypeIO *t, struct varlena *d);
 extern struct varlena *bloom_type_from_bytea(const BloomTypeIO *t, bytea *b);
 
+/*
+ * The six SQL entry points of a type's I/O and bytea casts, prefix_in,
+ * prefix_out, prefix_recv, prefix_send, prefix_to_bytea and
+ * prefix_from_bytea, served by the BloomTypeIO io.
+ */
+#define BLOOM_TYPE_IO_FUNCTIONS(prefix, io) \
+PG_FUNCTION_INFO_V1(prefix##_in); \
+Datum \
+prefix##_in(PG_FUNCTION_ARGS) \
+{ \
+	PG_RETURN_POINTER(bloom_type_in(&(io), PG_GETARG_CSTRING(0))); \
+} \
+PG_FUNCTION_INFO_V1(prefix##_out); \
+Datum \
+prefix##_out(PG_FUNCTION_ARGS) \
+{ \
+	PG_RETURN_CSTRING(bloom_type_out(&(io), PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0)))); \
+} \
+PG_FUNCTION_INFO_V1(prefix##_recv); \
+Datum \
+prefix##_recv(PG_FUNCTION_ARGS) \
+{ \
+	PG_RETURN_POINTER(bloom_type_recv(&(io), (StringInfo) PG_GETARG_POINTER(0))); \
+} \
+PG_FUNCTION_INFO_V1(prefix##_send); \
+Datum \
+prefix##_send(PG_FUNCTION_ARGS) \
+{ \
+	PG_RETURN_BYTEA_P(bloom_type_send(&(io), PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0)))); \
+} \
+PG_FUNCTION_INFO_V1(prefix##_to_bytea); \
+Datum \
+prefix##_to_bytea(PG_FUNCTION_ARGS) \
+{ \
+	PG_RETURN_BYTEA_P(bloom_type_to_bytea(&(io), PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0)))); \
+} \
+PG_FUNCTION_INFO_V1(prefix##_from_bytea); \
+Datum \
+prefix##_from_bytea(PG_FUNCTION_ARGS) \
+{ \
+	PG_RETURN_POINTER(bloom_type_from_bytea(&(io), PG_GETARG_BYTEA_PP(0))); \
+}
+
 /* ---- bf_ops.c ---- */
 
 /* ERRORs for arguments out of range, shared by constructors and aggregates */
@@ -106,6 +149,11 @@ extern void bloom_report_incompatible(bf_compat c, const char *what,
 /* WARNING if folding for a union pushed the rate far past its inputs'. */
 extern void bloom_warn_folded_rate(const bf_view *r, uint64 larger_bits,
 								   double input_fpr);
+
+/* ---- bf_agg.c ---- */
+
+/* The aggregate's memory context; ERROR if fname is called outside one. */
+extern MemoryContext bloom_agg_context(FunctionCallInfo fcinfo, const char *fname);
 
 /* ---- bf_encode.c ---- */
 
