@@ -69,9 +69,6 @@ PG_FUNCTION_INFO_V1(bloomfilter_intersect_agg_combine);
  */
 #define BF_AGG_RUN_MIN		65536
 
-/* Filters larger than this are filled a bucket at a time. */
-#define BF_AGG_CACHE_BYTES	(UINT64CONST(1) << 20)
-
 /*
  * Hashes in bucket order (see bf_hash_run), from a partial state.  In a
  * state just deserialized, keys is NULL and the hashes are still the
@@ -286,6 +283,17 @@ buf_append_run(BloomAggState *st, const BloomAggRun *r)
 	st->nkeys += r->nkeys;
 }
 
+/* Frees the runs (their hashes are in the filter or the buffer by now). */
+static void
+state_drop_runs(BloomAggState *st)
+{
+	for (int r = 0; r < st->nruns; r++)
+		if (st->runs[r].keys != NULL)
+			pfree(st->runs[r].keys);
+	st->nruns = 0;
+	st->nrunkeys = 0;
+}
+
 /*
  * Moves the runs' hashes into the buffer, when the buffer must make room
  * by dropping duplicates (which sorts it).
@@ -297,13 +305,8 @@ state_flatten_runs(BloomAggState *st)
 		return;
 	buf_reserve(st, Max(st->nkeys + st->nrunkeys, BF_AGG_FIRST_CAP));
 	for (int r = 0; r < st->nruns; r++)
-	{
 		buf_append_run(st, &st->runs[r]);
-		if (st->runs[r].keys != NULL)
-			pfree(st->runs[r].keys);
-	}
-	st->nruns = 0;
-	st->nrunkeys = 0;
+	state_drop_runs(st);
 }
 
 /* Sorts the buffer and drops its duplicates. */
@@ -345,7 +348,7 @@ buf_insert_into(const BloomAggState *st, bf_view *v, const uint32 *kcount)
 	bf_hash_run *runs;
 	int			nruns = 0;
 
-	if (v->nbits / 8 <= BF_AGG_CACHE_BYTES)
+	if (v->nbits / 8 <= BF_BUCKETED_INSERT_BYTES)
 	{
 		bf_insert_batch(v, st->keys, st->nkeys);
 		for (int r = 0; r < st->nruns; r++)
@@ -406,11 +409,7 @@ state_to_filter_phase(BloomAggState *st)
 		pfree(st->keys);
 	st->keys = NULL;
 	st->cap = st->nkeys = 0;
-	for (int r = 0; r < st->nruns; r++)
-		if (st->runs[r].keys != NULL)
-			pfree(st->runs[r].keys);
-	st->nruns = 0;
-	st->nrunkeys = 0;
+	state_drop_runs(st);
 }
 
 /*

@@ -686,6 +686,9 @@ extern void bf_insert_many(bf_view *v, const uint64_t *h, size_t n, uint64_t *tm
 #define BF_HASH_BUCKETS 256
 #define BF_HASH_BUCKET(h) ((uint32_t) ((h) >> 56))
 
+/* Filters larger than this are filled a bucket at a time. */
+#define BF_BUCKETED_INSERT_BYTES (UINT64_C(1) << 20)
+
 /* A run of hashes in bucket order: count[b] hashes of bucket b, b = 0..255. */
 typedef struct bf_hash_run
 {

@@ -61,9 +61,7 @@ bf_sort_hashes(uint64_t *a, uint64_t *tmp, size_t n)
 void
 bf_insert_many(bf_view *v, const uint64_t *h, size_t n, uint64_t *tmp)
 {
-	const uint64_t cache_bytes = UINT64_C(1) << 20;
-
-	if (v->nbits / 8 <= cache_bytes || tmp == NULL)
+	if (v->nbits / 8 <= BF_BUCKETED_INSERT_BYTES || tmp == NULL)
 	{
 		bf_insert_batch(v, h, n);
 		return;
