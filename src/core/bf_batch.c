@@ -13,23 +13,13 @@
  * runs once per batch and selects a loop in which k is a constant, so the
  * per-key work (bf_blocked_probe_k and friends, always_inline) unrolls.
  * k up to 16 gets its own loop; larger k (rates below about 1e-5) share a
- * loop with k as a variable.
+ * loop with k as a variable.  On a CPU with AVX2, blocked probes take
+ * bf_simd.c's loop instead, which computes 8 positions at a time.
  *
  * The answers and the bits set are exactly those of the per-key functions
  * (test/core/test_core.c compares them for both layouts and every k).
  */
 #include "bf_core.h"
-
-/*
- * How many keys ahead to prefetch.  Measured with test/bench/core_bench.c
- * on a 2-vCPU Xeon VM (2 MB L2 per core) with 12 MB filters: blocked
- * probes and inserts take 10-15 ns a key at any distance from 4 to 32
- * (against 30-40 ns one key at a time), so the choice is not critical;
- * 16 leaves room for slower memory than this machine's.
- */
-#ifndef BF_PREFETCH_AHEAD
-#define BF_PREFETCH_AHEAD 16
-#endif
 
 /*
  * A classic key's k lines are independent loads, which the CPU already
@@ -44,27 +34,6 @@
 
 /* ---- blocked layout ---- */
 
-/*
- * A block is one cache line only when the bit array is 64-byte aligned;
- * the format promises 8, so a block may straddle two lines, and both are
- * fetched (on an aligned array, the second prefetch names the line
- * already requested and costs an instruction).
- */
-static inline __attribute__((always_inline)) void
-prefetch_block(const uint8_t *block, const int for_write)
-{
-	if (for_write)
-	{
-		__builtin_prefetch(block, 1);
-		__builtin_prefetch(block + BF_BLOCK_BYTES - 1, 1);
-	}
-	else
-	{
-		__builtin_prefetch(block, 0);
-		__builtin_prefetch(block + BF_BLOCK_BYTES - 1, 0);
-	}
-}
-
 static inline __attribute__((always_inline)) size_t
 blocked_probe_run(const bf_view *v, const uint64_t *h, size_t n, uint8_t *out,
 				  const int k)
@@ -75,13 +44,13 @@ blocked_probe_run(const bf_view *v, const uint64_t *h, size_t n, uint8_t *out,
 	size_t		i = 0;
 
 	for (size_t j = 0; j < n && j < BF_PREFETCH_AHEAD; j++)
-		prefetch_block(bf_block_of(bits, nbits, h[j]), 0);
+		bf_prefetch_block(bf_block_of(bits, nbits, h[j]), 0);
 	/* the main loop prefetches without a bounds test; the tail does not */
 	for (; i + BF_PREFETCH_AHEAD < n; i++)
 	{
 		bool		r;
 
-		prefetch_block(bf_block_of(bits, nbits, h[i + BF_PREFETCH_AHEAD]), 0);
+		bf_prefetch_block(bf_block_of(bits, nbits, h[i + BF_PREFETCH_AHEAD]), 0);
 		r = bf_blocked_probe_k(bf_block_of(bits, nbits, h[i]), (uint32_t) h[i], k);
 		out[i] = r;
 		hits += r;
@@ -104,10 +73,10 @@ blocked_insert_run(bf_view *v, const uint64_t *h, size_t n, const int k)
 	size_t		i = 0;
 
 	for (size_t j = 0; j < n && j < BF_PREFETCH_AHEAD; j++)
-		prefetch_block(bf_block_of(bits, nbits, h[j]), 1);
+		bf_prefetch_block(bf_block_of(bits, nbits, h[j]), 1);
 	for (; i + BF_PREFETCH_AHEAD < n; i++)
 	{
-		prefetch_block(bf_block_of(bits, nbits, h[i + BF_PREFETCH_AHEAD]), 1);
+		bf_prefetch_block(bf_block_of(bits, nbits, h[i + BF_PREFETCH_AHEAD]), 1);
 		bf_blocked_insert_k(bf_block_of(bits, nbits, h[i]), (uint32_t) h[i], k);
 	}
 	for (; i < n; i++)
@@ -208,6 +177,10 @@ bf_probe_batch(const bf_view *v, const uint64_t *h, size_t n, uint8_t *out)
 {
 	if (v->layout == BF_LAYOUT_BLOCKED)
 	{
+#if BF_HAVE_AVX2_PROBE
+		if (bf_use_avx2)
+			return bf_blocked_probe_batch_avx2(v, h, n, out);
+#endif
 		switch (v->hashes)
 		{
 #define CASE(K) case K: return blocked_probe_run(v, h, n, out, K);

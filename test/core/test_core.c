@@ -2450,6 +2450,88 @@ test_batch_probe(void)
 }
 
 /*
+ * The AVX2 probe (bf_simd.c) answers exactly as the scalar loop, for every
+ * k (one vector of 8 positions up to k = 8, more above) and at densities
+ * from nearly empty to nearly full, where most answers are true and a
+ * single wrong lane would show.  bf_probe_hash and bf_probe_batch give the
+ * same answers with bf_use_avx2 set and cleared.  On a CPU without AVX2
+ * (or not x86-64) only the scalar path exists and is what the other tests
+ * check.
+ */
+static void
+test_avx2_probe(void)
+{
+#if BF_HAVE_AVX2_PROBE
+	rng			r = {4242};
+	int			saved = bf_use_avx2;
+	int			bad_one = 0,
+				bad_dispatch = 0,
+				bad_batch = 0;
+	long		trues = 0,
+				probes = 0;
+
+	if (!saved)
+	{
+		info("avx2: this CPU has no AVX2; only the scalar probe was tested");
+		return;
+	}
+	for (int k = BF_MIN_HASHES; k <= BF_MAX_HASHES; k++)
+		for (int fill = 0; fill < 4; fill++)
+		{
+			/* 64 blocks with about 1%, 4%, 13% and 34% of their bits set */
+			static const int keys_per_block[] = {1, 3, 10, 30};
+			int			nkeys = 64 * keys_per_block[fill] * 7 / k + 1;
+			tfilter		f = tf_new(BF_LAYOUT_BLOCKED, k, (uint64_t) k, 64 * BF_BLOCK_BITS);
+			uint64_t	h[257];
+			uint8_t		out_simd[257],
+						out_scalar[257];
+
+			uint64_t	first = rng_next(&r);
+
+			/* members are first + j: half the probes, so both answers occur */
+			for (int i = 0; i < nkeys; i++)
+				bf_insert_hash(&f.v, first + (uint64_t) i * UINT64_C(0x9e3779b97f4a7c15));
+			for (int i = 0; i < 257; i++)
+			{
+				const uint8_t *block;
+				bool		scalar,
+							simd;
+
+				h[i] = i % 2 ? rng_next(&r)
+					: first + (uint64_t) (i / 2 % nkeys) * UINT64_C(0x9e3779b97f4a7c15);
+				block = bf_block_of(f.v.bits, f.v.nbits, h[i]);
+				scalar = bf_blocked_probe_k(block, (uint32_t) h[i], k);
+				simd = bf_blocked_probe_avx2(block, (uint32_t) h[i], k);
+				bad_one += scalar != simd;
+				trues += scalar;
+				probes++;
+				bf_use_avx2 = 0;
+				scalar = bf_probe_hash(&f.v, h[i]);
+				bf_use_avx2 = 1;
+				bad_dispatch += scalar != bf_probe_hash(&f.v, h[i]);
+			}
+			bf_use_avx2 = 0;
+			(void) bf_probe_batch(&f.v, h, 257, out_scalar);
+			bf_use_avx2 = 1;
+			(void) bf_probe_batch(&f.v, h, 257, out_simd);
+			bad_batch += memcmp(out_scalar, out_simd, 257) != 0;
+			tf_free(&f);
+		}
+	bf_use_avx2 = saved;
+	check(bad_one == 0, "avx2: probe answers as the scalar loop",
+		  "%d of %ld answers differ", bad_one, probes);
+	check(trues > probes / 10 && trues < probes * 9 / 10, "avx2: the probes saw both answers",
+		  "%ld of %ld true", trues, probes);
+	check(bad_dispatch == 0, "avx2: bf_probe_hash the same with and without",
+		  "%d answers differ", bad_dispatch);
+	check(bad_batch == 0, "avx2: bf_probe_batch the same with and without",
+		  "%d batches differ", bad_batch);
+#else
+	info("avx2: not an x86-64 build; only the scalar probe exists");
+#endif
+}
+
+/*
  * The portable format pins where keys go: a filter written by one build
  * must answer the same in another.  These checksums of fixed filters change
  * if the hash, the position scheme or the header changes, which would be a
@@ -4480,6 +4562,7 @@ main(void)
 	test_hll();
 	test_batch_and_popcount();
 	test_batch_probe();
+	test_avx2_probe();
 	test_golden();
 	test_small_classic();
 	test_insert_many();

@@ -61,6 +61,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (uint64_t k = 0; k < 64; k++)
 			if (out[k] != (uint8_t) bf_probe_hash(&v, h[k]))
 				abort();
+#if BF_HAVE_AVX2_PROBE
+		/* and the scalar probe as the AVX2 one, when the CPU has it */
+		if (bf_use_avx2)
+		{
+			bf_use_avx2 = 0;
+			for (uint64_t k = 0; k < 64; k++)
+				if (out[k] != (uint8_t) bf_probe_hash(&v, h[k]))
+					abort();
+			bf_use_avx2 = 1;
+		}
+#endif
 	}
 	sink += (double) bf_popcount(&v);
 	sink += bf_est_cardinality(&v);
