@@ -19,6 +19,39 @@ double		bloomfilter_default_fpr = 0.01;
  */
 int			bloomfilter_agg_max_capacity = 100000000;
 
+/*
+ * bloomfilter.simd: probes of many keys in one call (bloom_contains_all,
+ * bloom_filter_array) use AVX2 on blocked filters when the CPU has it.
+ * The answers are the same either way; off exists to measure the
+ * difference (test/bench/batch_bench.sh) and to rule the SIMD path out.
+ */
+static bool bloomfilter_simd = true;
+
+static void
+assign_simd(bool newval, void *extra pg_attribute_unused())
+{
+#if BF_HAVE_AVX2_PROBE
+	bf_use_avx2 = newval && bf_cpu_has_avx2;
+#else
+	(void) newval;
+#endif
+}
+
+static const char *
+show_simd(void)
+{
+#if BF_HAVE_AVX2_PROBE
+	if (bf_use_avx2)
+		return "on (avx2)";
+	if (bloomfilter_simd)
+		return "on (this CPU has no AVX2: scalar)";
+#else
+	if (bloomfilter_simd)
+		return "on (not an x86-64 build: scalar)";
+#endif
+	return "off";
+}
+
 void		_PG_init(void);
 
 void
@@ -38,5 +71,12 @@ _PG_init(void)
 							100000000, 65536, INT_MAX,
 							PGC_USERSET, 0,
 							NULL, NULL, NULL);
+	DefineCustomBoolVariable("bloomfilter.simd",
+							 "Probes of many keys in one call use AVX2 instructions on blocked filters when the CPU has them.",
+							 "The answers are the same; SHOW tells whether AVX2 is in use. A probe of one key is always scalar.",
+							 &bloomfilter_simd,
+							 true,
+							 PGC_USERSET, 0,
+							 NULL, assign_simd, show_simd);
 	MarkGUCPrefixReserved("bloomfilter");
 }

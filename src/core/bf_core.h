@@ -403,29 +403,12 @@ bf_blocked_probe_k(const uint8_t *block, uint32_t x, const int k)
 	return (found & 1) != 0;
 }
 
-/*
- * On x86-64 with AVX2 (checked once, at load), the probe computes 8
- * positions per instruction instead (bf_simd.c): the same answers.
- * bf_use_avx2 may be cleared to force the scalar path (the tests do).
- */
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define BF_HAVE_AVX2_PROBE 1
-extern int	bf_use_avx2;
-extern bool bf_blocked_probe_avx2(const uint8_t *block, uint32_t x, int k);
-#else
-#define BF_HAVE_AVX2_PROBE 0
-#endif
-
 static inline bool
 bf_blocked_probe(const uint8_t *bits, uint64_t nbits, int k, uint64_t h)
 {
 	const uint8_t *block = bf_block_of((uint8_t *) bits, nbits, h);
 	uint32_t	x = (uint32_t) h;
 
-#if BF_HAVE_AVX2_PROBE
-	if (bf_use_avx2)
-		return bf_blocked_probe_avx2(block, x, k);
-#endif
 	switch (k)
 	{
 		case 6:
@@ -547,10 +530,24 @@ bf_prefetch_block(const uint8_t *block, const int for_write)
 	}
 }
 
-#if BF_HAVE_AVX2_PROBE
-/* bf_probe_batch of a blocked filter, with the AVX2 probe (bf_simd.c) */
+/*
+ * On x86-64 with AVX2 (checked once, at load), bf_probe_batch probes
+ * blocked filters with bf_simd.c's loop, which computes 8 positions per
+ * instruction: the same answers.  bf_use_avx2 starts as bf_cpu_has_avx2
+ * and may be cleared to force the scalar loop (the tests, the benchmarks
+ * and the setting bloomfilter.simd do); it must never be set on a CPU
+ * without AVX2.  One key at a time (bf_probe_hash) is always scalar: see
+ * bf_simd.c for why.
+ */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define BF_HAVE_AVX2_PROBE 1
+extern int	bf_use_avx2;
+extern int	bf_cpu_has_avx2;
+extern bool bf_blocked_probe_avx2(const uint8_t *block, uint32_t x, int k);
 extern size_t bf_blocked_probe_batch_avx2(const bf_view *v, const uint64_t *h,
 										  size_t n, uint8_t *out);
+#else
+#define BF_HAVE_AVX2_PROBE 0
 #endif
 
 /* ---- buffers and views (bf_format.c) ---- */

@@ -18,7 +18,10 @@
  * at 56 mod 64, where it lands when the filter buffer sits behind a 4-byte
  * varlena header at a cache-line-aligned address (then every block
  * straddles two cache lines).  The format only promises 8-byte alignment
- * of the bit array, so inside PostgreSQL either can happen.
+ * of the bit array, so inside PostgreSQL either can happen.  Where the CPU
+ * has AVX2, the batch probes use it (src/core/bf_simd.c); "bf blocked
+ * -simd" is the aligned filter again with the scalar batch loop, the
+ * baseline for that.
  *
  * Measured, each as the best (minimum) of REPS runs:
  *   insert   ns per key, N keys into an empty filter;
@@ -297,12 +300,13 @@ enum impl
 	IMPL_CLASSIC,
 	IMPL_BLOCKED,				/* bits 64-byte aligned */
 	IMPL_BLOCKED_U,				/* bits at 56 mod 64 */
+	IMPL_BLOCKED_NOSIMD,		/* aligned, batch probes without AVX2 */
 	IMPL_LIBBLOOM,
 	NIMPL
 };
 
 static const char *const impl_name[NIMPL] = {
-	"bf classic", "bf blocked", "bf blocked+56", "libbloom"
+	"bf classic", "bf blocked", "bf blocked+56", "bf blocked -simd", "libbloom"
 };
 
 typedef struct result
@@ -430,6 +434,10 @@ measure(filter *f, uint64_t n, result *r)
 	uint64_t	s;
 	double		t0;
 
+#if BF_HAVE_AVX2_PROBE
+	/* only the batch probes differ: one key per call is always scalar */
+	bf_use_avx2 = f->impl != IMPL_BLOCKED_NOSIMD && bf_cpu_has_avx2;
+#endif
 	do_clear(f);				/* also faults the pages in, untimed */
 	t0 = now_ns();
 	do_insert(f, n);
@@ -547,10 +555,10 @@ done:
 static void
 print_header(void)
 {
-	printf("%-14s %5s %7s %3s %8s %7s %7s %7s %7s %7s %7s %8s %8s %9s %9s\n",
+	printf("%-16s %5s %7s %3s %8s %7s %7s %7s %7s %7s %7s %8s %8s %9s %9s\n",
 		   "impl", "N", "target", "k", "bits/key", "insert", "ins/b", "hit", "hit/b",
 		   "miss", "miss/b", "hit/dep", "miss/dep", "FPR", "model");
-	printf("%-14s %5s %7s %3s %8s %7s %7s %7s %7s %7s %7s %8s %8s %9s %9s\n",
+	printf("%-16s %5s %7s %3s %8s %7s %7s %7s %7s %7s %7s %8s %8s %9s %9s\n",
 		   "", "", "", "", "", "ns/key", "ns/key", "ns/key", "ns/key", "ns/key",
 		   "ns/key", "ns/key", "ns/key", "measured", "FPR");
 }
@@ -568,7 +576,7 @@ print_batch(enum impl impl, double ns)
 static void
 print_row(enum impl impl, uint64_t n, double p, const result *r)
 {
-	printf("%-14s %4.3gM %6.2f%% %3d %8.2f %7.1f", impl_name[impl],
+	printf("%-16s %4.3gM %6.2f%% %3d %8.2f %7.1f", impl_name[impl],
 		   (double) n / 1e6, p * 100.0, r->k, r->bits_per_key, r->insert_ns);
 	print_batch(impl, r->insert_b_ns);
 	printf(" %7.1f", r->hit_ns);
@@ -587,14 +595,14 @@ print_ratios(uint64_t n, double p, const result *res)
 
 	printf("  ratios bloomfilter/libbloom at N=%.3gM, p=%.2f%% (goal: lookups <= 0.33)\n",
 		   (double) n / 1e6, p * 100.0);
-	printf("  %-14s | %-44s | %-26s | %8s\n", "",
+	printf("  %-16s | %-44s | %-26s | %8s\n", "",
 		   "ours scalar vs libbloom (one key per call)",
 		   "ours batch vs libbloom", "");
-	printf("  %-14s | %8s %8s %8s %8s %8s | %8s %8s %8s | %8s\n",
+	printf("  %-16s | %8s %8s %8s %8s %8s | %8s %8s %8s | %8s\n",
 		   "", "insert", "hit", "miss", "hit/dep", "miss/dep", "ins/b", "hit/b", "miss/b",
 		   "bits/key");
 	for (int i = 0; i < IMPL_LIBBLOOM; i++)
-		printf("  %-14s | %8.2f %8.2f %8.2f %8.2f %8.2f | %8.2f %8.2f %8.2f | %8.2f\n",
+		printf("  %-16s | %8.2f %8.2f %8.2f %8.2f %8.2f | %8.2f %8.2f %8.2f | %8.2f\n",
 			   impl_name[i],
 			   res[i].insert_ns / lb->insert_ns,
 			   res[i].hit_ns / lb->hit_ns,
@@ -659,8 +667,14 @@ main(int argc, char **argv)
 		   "depends on the previous answer (latency), over at most %" PRIu64 " probes\n"
 		   "ins/b, hit/b, miss/b: %d keys hashed into a buffer, then one\n"
 		   "bf_insert_batch / bf_probe_batch call (ours only; libbloom has no batch API)\n"
-		   "bf blocked: bit array 64-byte aligned; bf blocked+56: at 56 mod 64\n\n",
+		   "bf blocked: bit array 64-byte aligned; bf blocked+56: at 56 mod 64\n"
+		   "bf blocked -simd: aligned, batch probes with the scalar loop\n",
 		   MAX_DEP_PROBES, BATCH);
+#if BF_HAVE_AVX2_PROBE
+	printf("AVX2 batch probes: %s\n\n", bf_cpu_has_avx2 ? "yes" : "no (this CPU has no AVX2)");
+#else
+	printf("AVX2 batch probes: no (not an x86-64 build)\n\n");
+#endif
 
 	for (size_t in = 0; in < nn; in++)
 		for (size_t ip = 0; ip < np; ip++)
