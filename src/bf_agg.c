@@ -363,7 +363,6 @@ buf_insert_into(const BloomAggState *st, bf_view *v, const uint32 *kcount)
 	if (tmp != NULL)
 	{
 		size_t		pos[BF_HASH_BUCKETS];
-		size_t		at = 0;
 
 		if (kcount == NULL)
 		{
@@ -371,11 +370,7 @@ buf_insert_into(const BloomAggState *st, bf_view *v, const uint32 *kcount)
 			bf_count_buckets(st->keys, st->nkeys, count, NULL);
 			kcount = count;
 		}
-		for (int b = 0; b < BF_HASH_BUCKETS; b++)
-		{
-			pos[b] = at;
-			at += kcount[b];
-		}
+		(void) bf_bucket_starts(kcount, pos);
 		bf_scatter_buckets(st->keys, st->nkeys, pos, tmp);
 		runs[nruns].h = tmp;
 		runs[nruns++].count = kcount;
@@ -998,7 +993,6 @@ serialize_bucketed(BloomAggState *st)
 	uint8	   *counts;
 	uint64	   *h;
 	size_t		pos[BF_HASH_BUCKETS];
-	size_t		at = 0;
 
 	StaticAssertStmt((VARHDRSZ + BF_BUCKETED_HEAD) % sizeof(uint64) == 0,
 					 "hashes of a 'B' state must be aligned");
@@ -1044,11 +1038,8 @@ serialize_bucketed(BloomAggState *st)
 			count[b] += st->runs[r].count[b];
 	bf_store_le32(regs + BF_HLL_REGISTERS, (uint32) total);
 	for (int b = 0; b < BF_HASH_BUCKETS; b++)
-	{
 		bf_store_le32(counts + 4 * b, count[b]);
-		pos[b] = at;
-		at += count[b];
-	}
+	(void) bf_bucket_starts(count, pos);
 	bf_store_le32(counts + 4 * BF_HASH_BUCKETS, 0);
 
 	/*

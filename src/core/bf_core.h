@@ -756,8 +756,15 @@ extern void bf_count_buckets(const uint64_t *h, size_t n, uint32_t *count,
 							 uint8_t *regs);
 
 /*
+ * pos[b] = where bucket b starts when the buckets, of count[b] hashes each,
+ * lie in order from 0 (the sum of the counts before b); returns the total.
+ */
+extern size_t bf_bucket_starts(const uint32_t *count, size_t *pos);
+
+/*
  * Writes each of h[0, n) to out[pos[b]++], b its bucket: with pos[b] the
- * start of bucket b, out holds the hashes in bucket order.
+ * start of bucket b (bf_bucket_starts), out holds the hashes in bucket
+ * order.
  */
 extern void bf_scatter_buckets(const uint64_t *h, size_t n, size_t *pos,
 							   uint64_t *out);

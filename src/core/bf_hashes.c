@@ -69,14 +69,9 @@ bf_insert_many(bf_view *v, const uint64_t *h, size_t n, uint64_t *tmp)
 	{
 		uint32_t	count[BF_HASH_BUCKETS] = {0};
 		size_t		pos[BF_HASH_BUCKETS];
-		size_t		p = 0;
 
 		bf_count_buckets(h, n, count, NULL);
-		for (int b = 0; b < BF_HASH_BUCKETS; b++)
-		{
-			pos[b] = p;
-			p += count[b];
-		}
+		(void) bf_bucket_starts(count, pos);
 		bf_scatter_buckets(h, n, pos, tmp);
 		bf_insert_batch(v, tmp, n);
 	}
@@ -124,6 +119,19 @@ bf_count_buckets(const uint64_t *h, size_t n, uint32_t *count, uint8_t *regs)
 			count[BF_HASH_BUCKET(h[i])]++;
 			hll_add(regs, h[i]);
 		}
+}
+
+size_t
+bf_bucket_starts(const uint32_t *count, size_t *pos)
+{
+	size_t		at = 0;
+
+	for (int b = 0; b < BF_HASH_BUCKETS; b++)
+	{
+		pos[b] = at;
+		at += count[b];
+	}
+	return at;
 }
 
 void

@@ -2762,19 +2762,15 @@ test_bucketed(void)
 		size_t		lo = n * p / parts,
 					hi = n * (p + 1) / parts;
 		size_t		pos[BF_HASH_BUCKETS];
-		size_t		at = lo;
-		uint64_t	sum = 0;
+		size_t		total;
 
 		memset(count[p], 0, sizeof(count[p]));
 		bf_count_buckets(h + lo, hi - lo, count[p], p == 0 ? NULL : rb);
-		for (int b = 0; b < BF_HASH_BUCKETS; b++)
-		{
-			pos[b] = at;
-			at += count[p][b];
-			sum += count[p][b];
-		}
-		check(sum == hi - lo, "bucketed: counts add up", "part %d: %" PRIu64, p, sum);
-		bf_scatter_buckets(h + lo, hi - lo, pos, out);
+		total = bf_bucket_starts(count[p], pos);
+		check(total == hi - lo && pos[0] == 0 &&
+			  pos[BF_HASH_BUCKETS - 1] + count[p][BF_HASH_BUCKETS - 1] == total,
+			  "bucketed: counts add up", "part %d: %zu", p, total);
+		bf_scatter_buckets(h + lo, hi - lo, pos, out + lo);
 		for (size_t i = lo + 1; i < hi; i++)
 			if (BF_HASH_BUCKET(out[i - 1]) > BF_HASH_BUCKET(out[i]))
 				ordered = false;
