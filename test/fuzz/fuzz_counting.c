@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "bf_counting.h"
+#include "fuzz_input.h"
 
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -22,20 +23,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t	n,
 				nz,
 				sat;
-	bool		reseal;
 	volatile uint64_t sink = 0;
 
-	/* first byte: odd means "fix the checksum first", to reach deeper checks */
-	if (size == 0)
+	buf = fuzz_value(data, size, bf_seal, BF_HEADER_SIZE, &size);
+	if (buf == NULL)
 		return 0;
-	reseal = data[0] & 1;
-	data++;
-	size--;
-
-	buf = malloc(size ? size : 1);
-	memcpy(buf, data, size);
-	if (reseal && size >= BF_HEADER_SIZE)
-		bf_seal(buf, size);
 	if (bfc_validate(buf, size) != BF_OK)
 	{
 		free(buf);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "bf_scalable.h"
+#include "fuzz_input.h"
 
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -22,24 +23,15 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint8_t    *buf;
-	bool		reseal;
 	bfs_problem pr;
 	bfs_header	h;
 	bfs_entry  *e;
 	uint32_t	n;
 	volatile double sink = 0;
 
-	/* first byte odd: fix the checksum first, to reach the checks behind it */
-	if (size == 0)
+	buf = fuzz_value(data, size, bfs_seal, BFS_HEADER_SIZE, &size);
+	if (buf == NULL)
 		return 0;
-	reseal = data[0] & 1;
-	data++;
-	size--;
-
-	buf = malloc(size ? size : 1);
-	memcpy(buf, data, size);
-	if (reseal && size >= BFS_HEADER_SIZE)
-		bfs_seal(buf, size);
 	if (bfs_validate(buf, size, &pr) != BFS_OK)
 	{
 		(void) bfs_status_message(bfs_validate(buf, size, &pr));

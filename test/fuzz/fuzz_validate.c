@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "bf_core.h"
+#include "fuzz_input.h"
 
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -22,23 +23,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t	nbits;
 	volatile double sink = 0;
 
-	/*
-	 * The first byte picks a mode: odd means "fix the checksum first", so
-	 * that mutated headers reach the checks (and the code) behind it.
-	 */
-	bool		reseal;
-
-	if (size == 0)
+	buf = fuzz_value(data, size, bf_seal, BF_HEADER_SIZE, &size);
+	if (buf == NULL)
 		return 0;
-	reseal = data[0] & 1;
-	data++;
-	size--;
-
-	/* an exact-size copy, so ASan sees any read past the end */
-	buf = malloc(size ? size : 1);
-	memcpy(buf, data, size);
-	if (reseal && size >= BF_HEADER_SIZE)
-		bf_seal(buf, size);
 	if (bf_validate(buf, size) != BF_OK)
 	{
 		free(buf);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "bf_window.h"
+#include "fuzz_input.h"
 
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -35,20 +36,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bfw_view	w;
 	bfw_error	err;
 	volatile uint64_t sink = 0;
-	bool		reseal;
 	int64_t		newest;
 
-	if (size == 0)
+	buf = fuzz_value(data, size, bfw_seal, BFW_HEADER_SIZE, &size);
+	if (buf == NULL)
 		return 0;
-	/* odd first byte: fix the checksum first, to reach the checks behind it */
-	reseal = data[0] & 1;
-	data++;
-	size--;
-
-	buf = malloc(size ? size : 1);	/* exact size: ASan sees any overread */
-	memcpy(buf, data, size);
-	if (reseal && size >= BFW_HEADER_SIZE)
-		bfw_seal(buf, size);
 	if (bfw_validate(buf, size, &err) != BFW_OK)
 	{
 		if (bfw_validate(buf, size, NULL) == BFW_OK)
