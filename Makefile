@@ -31,6 +31,10 @@ PG_CONFIG ?= pg_config
 # inline-function parameters, which are not ours to fix
 PG_CPPFLAGS = -Isrc/core -isystem $(shell $(PG_CONFIG) --includedir-server)
 PG_CFLAGS = -Wall -Wextra -Werror
+# make BF_NO_AVX2=1 leaves out the AVX2 batch probe (src/core/bf_simd.c)
+ifdef BF_NO_AVX2
+PG_CPPFLAGS += -DBF_NO_AVX2
+endif
 SHLIB_LINK = -lm
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
@@ -49,11 +53,16 @@ CORE_CFLAGS = -std=c11 -O1 -g -Wall -Wextra -Werror -Isrc/core \
 test/core/test_core: test/core/test_core.c $(CORE_SRCS) $(CORE_HDRS)
 	$(CORE_CC) $(CORE_CFLAGS) -o $@ test/core/test_core.c $(CORE_SRCS) -lm
 
-.PHONY: check-core
-check-core: test/core/test_core
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ./test/core/test_core
+# the same tests with the AVX2 code left out, as a build for other CPUs has it
+test/core/test_core_noavx2: test/core/test_core.c $(CORE_SRCS) $(CORE_HDRS)
+	$(CORE_CC) $(CORE_CFLAGS) -DBF_NO_AVX2 -o $@ test/core/test_core.c $(CORE_SRCS) -lm
 
-EXTRA_CLEAN = test/core/test_core
+.PHONY: check-core
+check-core: test/core/test_core test/core/test_core_noavx2
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ./test/core/test_core
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ./test/core/test_core_noavx2
+
+EXTRA_CLEAN = test/core/test_core test/core/test_core_noavx2
 
 # ---- the pg_regress suite with the server under valgrind memcheck ----
 # As root, after make install; REGRESS="..." runs a subset.  See test/valgrind.sh.

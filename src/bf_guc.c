@@ -47,7 +47,7 @@ show_simd(void)
 		return "on (this CPU has no AVX2: scalar)";
 #else
 	if (bloomfilter_simd)
-		return "on (not an x86-64 build: scalar)";
+		return "on (built without the AVX2 code: scalar)";
 #endif
 	return "off";
 }

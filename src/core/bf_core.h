@@ -537,9 +537,11 @@ bf_prefetch_block(const uint8_t *block, const int for_write)
  * and may be cleared to force the scalar loop (the tests, the benchmarks
  * and the setting bloomfilter.simd do); it must never be set on a CPU
  * without AVX2.  One key at a time (bf_probe_hash) is always scalar: see
- * bf_simd.c for why.
+ * bf_simd.c for why.  Building with -DBF_NO_AVX2 leaves the AVX2 code out
+ * (make check-core builds the unit tests both ways).
  */
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && \
+	!defined(BF_NO_AVX2)
 #define BF_HAVE_AVX2_PROBE 1
 extern int	bf_use_avx2;
 extern int	bf_cpu_has_avx2;

@@ -673,7 +673,7 @@ main(int argc, char **argv)
 #if BF_HAVE_AVX2_PROBE
 	printf("AVX2 batch probes: %s\n\n", bf_cpu_has_avx2 ? "yes" : "no (this CPU has no AVX2)");
 #else
-	printf("AVX2 batch probes: no (not an x86-64 build)\n\n");
+	printf("AVX2 batch probes: no (built without the AVX2 code)\n\n");
 #endif
 
 	for (size_t in = 0; in < nn; in++)

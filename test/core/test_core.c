@@ -2454,9 +2454,9 @@ test_batch_probe(void)
  * k (one vector of 8 positions up to k = 8, more above), at four densities,
  * probing members (true in every lane: one wrong lane makes it false) and
  * non-members.  bf_probe_hash, always scalar, agrees, and bf_probe_batch
- * gives the same answers with bf_use_avx2 set and cleared.  On a CPU without AVX2
- * (or not x86-64) only the scalar path exists and is what the other tests
- * check.
+ * gives the same answers with bf_use_avx2 set and cleared.  Built without
+ * the AVX2 code (not x86-64, or -DBF_NO_AVX2, as make check-core also runs
+ * these tests) only the scalar path exists, and the other tests check it.
  */
 static void
 test_avx2_probe(void)
@@ -2524,7 +2524,7 @@ test_avx2_probe(void)
 	check(bad_batch == 0, "avx2: bf_probe_batch the same with and without",
 		  "%d batches differ", bad_batch);
 #else
-	info("avx2: not an x86-64 build; only the scalar probe exists");
+	info("avx2: built without the AVX2 code (not x86-64, or -DBF_NO_AVX2); only the scalar probe exists");
 #endif
 }
 
