@@ -38,31 +38,7 @@ static inline __attribute__((always_inline)) size_t
 blocked_probe_run(const bf_view *v, const uint64_t *h, size_t n, uint8_t *out,
 				  const int k)
 {
-	uint8_t    *bits = v->bits;
-	uint64_t	nbits = v->nbits;
-	size_t		hits = 0;
-	size_t		i = 0;
-
-	for (size_t j = 0; j < n && j < BF_PREFETCH_AHEAD; j++)
-		bf_prefetch_block(bf_block_of(bits, nbits, h[j]), 0);
-	/* the main loop prefetches without a bounds test; the tail does not */
-	for (; i + BF_PREFETCH_AHEAD < n; i++)
-	{
-		bool		r;
-
-		bf_prefetch_block(bf_block_of(bits, nbits, h[i + BF_PREFETCH_AHEAD]), 0);
-		r = bf_blocked_probe_k(bf_block_of(bits, nbits, h[i]), (uint32_t) h[i], k);
-		out[i] = r;
-		hits += r;
-	}
-	for (; i < n; i++)
-	{
-		bool		r = bf_blocked_probe_k(bf_block_of(bits, nbits, h[i]), (uint32_t) h[i], k);
-
-		out[i] = r;
-		hits += r;
-	}
-	return hits;
+	return bf_blocked_probe_loop(v, h, n, out, k, bf_blocked_probe_k);
 }
 
 static inline __attribute__((always_inline)) void

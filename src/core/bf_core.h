@@ -531,6 +531,44 @@ bf_prefetch_block(const uint8_t *block, const int for_write)
 }
 
 /*
+ * bf_probe_batch's loop over a blocked filter, with probe_k the test of one
+ * block (bf_blocked_probe_k, or bf_simd.c's AVX2 one): each key's block is
+ * prefetched BF_PREFETCH_AHEAD keys before it is probed.  Both callers pass
+ * an always_inline kernel and a constant k, so the kernel is inlined.
+ */
+static inline __attribute__((always_inline)) size_t
+bf_blocked_probe_loop(const bf_view *v, const uint64_t *h, size_t n,
+					  uint8_t *out, const int k,
+					  bool (*probe_k) (const uint8_t *, uint32_t, int))
+{
+	uint8_t    *bits = v->bits;
+	uint64_t	nbits = v->nbits;
+	size_t		hits = 0;
+	size_t		i = 0;
+
+	for (size_t j = 0; j < n && j < BF_PREFETCH_AHEAD; j++)
+		bf_prefetch_block(bf_block_of(bits, nbits, h[j]), 0);
+	/* the main loop prefetches without a bounds test; the tail does not */
+	for (; i + BF_PREFETCH_AHEAD < n; i++)
+	{
+		bool		r;
+
+		bf_prefetch_block(bf_block_of(bits, nbits, h[i + BF_PREFETCH_AHEAD]), 0);
+		r = probe_k(bf_block_of(bits, nbits, h[i]), (uint32_t) h[i], k);
+		out[i] = r;
+		hits += r;
+	}
+	for (; i < n; i++)
+	{
+		bool		r = probe_k(bf_block_of(bits, nbits, h[i]), (uint32_t) h[i], k);
+
+		out[i] = r;
+		hits += r;
+	}
+	return hits;
+}
+
+/*
  * On x86-64 with AVX2 (checked once, at load), bf_probe_batch probes
  * blocked filters with bf_simd.c's loop, which computes 8 positions per
  * instruction: the same answers.  bf_use_avx2 starts as bf_cpu_has_avx2

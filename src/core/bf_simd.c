@@ -96,36 +96,12 @@ bf_blocked_probe_avx2(const uint8_t *block, uint32_t x, int k)
 	return probe_avx2(block, x, k);
 }
 
-/* bf_probe_batch's blocked loop (bf_batch.c), with the AVX2 probe. */
+/* bf_probe_batch's blocked loop, with the AVX2 probe */
 __attribute__((target("avx2"))) size_t
 bf_blocked_probe_batch_avx2(const bf_view *v, const uint64_t *h, size_t n,
 							uint8_t *out)
 {
-	const uint8_t *bits = v->bits;
-	uint64_t	nbits = v->nbits;
-	int			k = v->hashes;
-	size_t		hits = 0;
-	size_t		i = 0;
-
-	for (size_t j = 0; j < n && j < BF_PREFETCH_AHEAD; j++)
-		bf_prefetch_block(bf_block_of((uint8_t *) bits, nbits, h[j]), 0);
-	for (; i + BF_PREFETCH_AHEAD < n; i++)
-	{
-		bool		r;
-
-		bf_prefetch_block(bf_block_of((uint8_t *) bits, nbits, h[i + BF_PREFETCH_AHEAD]), 0);
-		r = probe_avx2(bf_block_of((uint8_t *) bits, nbits, h[i]), (uint32_t) h[i], k);
-		out[i] = r;
-		hits += r;
-	}
-	for (; i < n; i++)
-	{
-		bool		r = probe_avx2(bf_block_of((uint8_t *) bits, nbits, h[i]), (uint32_t) h[i], k);
-
-		out[i] = r;
-		hits += r;
-	}
-	return hits;
+	return bf_blocked_probe_loop(v, h, n, out, v->hashes, probe_avx2);
 }
 
 #else
