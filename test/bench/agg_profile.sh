@@ -98,14 +98,11 @@ awk -v leader="$leader" -v bin_ms="$bin_ms" '
 		t0 = t[start]
 		for (i = 1; i <= NR; i++) {
 			if (t[i] < t0 || t[i] > t[end]) continue
-			role = pid[i] == leader ? "leader" : (pid[i] == 0 ? "idle" : "other")
+			# "workers": every other process (psql and the daemons add only
+			# a few samples to those of the parallel workers)
+			role = pid[i] == leader ? "leader" : (pid[i] == 0 ? "idle" : "workers")
 			b = int((t[i] - t0) * 1000 / bin_ms)
 			if (b > maxb) maxb = b
-			if (role == "other") {
-				# postgres workers are the processes sampled during the run
-				# other than the leader; psql and daemons are few samples
-				role = "workers"
-			}
 			tot[b, role]++
 			cnt[b, role, sym[i]]++
 			all[role, sym[i]]++
