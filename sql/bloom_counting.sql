@@ -226,7 +226,7 @@ UNION ALL SELECT 'width 5', overlay(b placing '\x0500'::bytea from 35) FROM cb_g
 UNION ALL SELECT 'width 8, 4-bit length', overlay(b placing '\x0800'::bytea from 35) FROM cb_good
 UNION ALL SELECT 'one byte short', substr(b, 1, length(b) - 1) FROM cb_good
 UNION ALL SELECT 'one byte more', b || '\x00'::bytea FROM cb_good
-UNION ALL SELECT 'family 12', overlay(b placing '\x0c00'::bytea from 33) FROM cb_good
+UNION ALL SELECT 'family 17', overlay(b placing '\x1100'::bytea from 33) FROM cb_good
 UNION ALL SELECT 'reserved', overlay(b placing '\x01'::bytea from 41) FROM cb_good
 UNION ALL SELECT 'counter flipped', overlay(b placing '\xff'::bytea from 60) FROM cb_good;
 -- the bytea cast (22P03)

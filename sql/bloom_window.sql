@@ -245,4 +245,4 @@ SELECT set_byte(w::bytea, 40, 0)::bloomwindow FROM win_one;
 -- they are; SQL cannot forge XXH3, so the checks behind the checksum (each
 -- slot) are tested in the core unit tests and the fuzzer (fuzz_window)
 SELECT set_byte(w::bytea, 46, 1)::bloomwindow FROM win_one;
-SELECT set_byte(w::bytea, 44, 12)::bloomwindow FROM win_one;
+SELECT set_byte(w::bytea, 44, 17)::bloomwindow FROM win_one;

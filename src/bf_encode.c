@@ -1,205 +1,675 @@
 /*
  * bf_encode.c
- *		The canonical, machine-independent encoding of SQL values as hash
- *		keys, and the key family rules.
+ *		Which key bytes each SQL type is hashed from, and the key family
+ *		rules.
  *
- * Values that SQL considers equal across types hash alike when they belong
- * to one family: int2/int4/int8 all hash as an 8-byte little-endian
- * integer, float4/float8 as an IEEE double with -0 folded into 0 and every
- * NaN into one NaN, numeric by its value with trailing fractional zeros
- * removed (so 1.0 and 1.00 agree), text-like types by their bytes (bpchar
- * without the trailing spaces its = ignores).  Any other type is hashed
- * from its binary send output, which PostgreSQL defines to be portable
- * across machines.
+ * The one promise of a Bloom filter is that a key that was added probes
+ * true.  In SQL that means: wherever x = y holds, y must hash like x.  So a
+ * type is hashed from a canonical encoding that agrees with its equality
+ * (bf_keybytes.c writes it; src/core/FORMAT.md documents it byte by byte):
+ * integers as int64, floats as a double with -0 and NaN folded, numeric by
+ * value, text as UTF-8 without trailing spaces, interval by its span, jsonb
+ * in a canonical form, enums by label, arrays, rows, ranges and
+ * multiranges from their parts.  Any other type is accepted only where its
+ * equality is bitwise (btree support function 4 says so) or it has a hash
+ * operator class (its extended hash agrees with its = by definition);
+ * otherwise adding or probing it is an ERROR, never a silent false.
  */
-#include "bloomfilter.h"
+#include "bf_keyenc.h"
 
 #include <math.h>
 
-#include "access/transam.h"
-#include "catalog/pg_type_d.h"
+#include "access/hash.h"
 #include "access/htup_details.h"
-#include "access/tupdesc.h"
+#include "access/nbtree.h"
+#include "catalog/pg_am_d.h"
+#include "catalog/pg_collation_d.h"
+#include "catalog/pg_type_d.h"
+#include "commands/defrem.h"
+#include "funcapi.h"
 #include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/primnodes.h"
+#include "utils/arrayaccess.h"
 #include "utils/builtins.h"
 #include "utils/date.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
-#include "utils/typcache.h"
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
 
-static void check_send_portable(Oid typid, Oid keytype);
-
-/*
- * The binary send output of arrays and rows embeds the OIDs of their
- * element or column types.  Built-in OIDs are the same in every database;
- * other OIDs are not, so a key containing one would hash differently in
- * another database and a filter shipped there would answer false for keys
- * it holds.  Such keys are refused rather than answered wrongly.
- */
-static void
-report_not_portable(Oid keytype, Oid culprit)
+/* The type tag of a tagged family: a hash of the type's signature. */
+static uint32
+signature_tag(const char *sig)
 {
+	return (uint32) (bf_hash_bytes(0, sig, strlen(sig)) & 0x7fffffff) | 0x80000000;
+}
+
+/* A type's name, schema-qualified unless built in (same in every database). */
+static char *
+type_name_for_tag(Oid typid)
+{
+	if (typid < FirstNormalObjectId)
+		return format_type_be(typid);
+	return format_type_extended(typid, -1, FORMAT_TYPE_FORCE_QUALIFY);
+}
+
+static void
+refuse_type(Oid keytype, Oid part, const char *why)
+{
+	if (keytype == part)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("values of type %s cannot be bloomfilter keys",
+						format_type_be(keytype)),
+				 errdetail("%s", why),
+				 errhint("Add a key of a type whose equality can be hashed, for example a cast to text or a built-in type that holds the same information.")));
 	ereport(ERROR,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("values of type %s cannot be bloomfilter keys", format_type_be(keytype)),
-			 errdetail("Their binary form contains the OID of type %s, which differs from database to database, so their hashes would not be portable.",
-					   format_type_be(culprit)),
-			 errhint("Cast the key to text, or build it from built-in types.")));
+			 errmsg("values of type %s cannot be bloomfilter keys",
+					format_type_be(keytype)),
+			 errdetail("They contain values of type %s. %s",
+					   format_type_be(part), why),
+			 errhint("Add a key of a type whose equality can be hashed, for example a cast to text or a built-in type that holds the same information.")));
 }
 
-/* Checks one element or column type embedded (by OID) in a send output. */
+/*
+ * Text compared under a nondeterministic collation is equal to strings of
+ * other bytes; no byte encoding can agree with that equality everywhere.
+ */
 static void
-check_embedded(Oid typid, Oid keytype)
+check_text_collation(Oid collation, Oid keytype, Oid part)
 {
-	if (typid >= FirstNormalObjectId)
-		report_not_portable(keytype, typid);
-	check_send_portable(typid, keytype);
+	if (OidIsValid(collation) && collation != DEFAULT_COLLATION_OID &&
+		collation != C_COLLATION_OID && collation != POSIX_COLLATION_OID &&
+		!get_collation_isdeterministic(collation))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("values of type %s under the nondeterministic collation \"%s\" cannot be bloomfilter keys",
+						format_type_be(keytype == part ? part : keytype),
+						get_collation_name(collation)),
+				 errdetail("Under a nondeterministic collation, strings of different bytes are equal, and a filter hashes bytes."),
+				 errhint("Add a canonical form of the key instead, for example lower(x), or the key under a deterministic collation.")));
 }
 
-static void
-check_rowtype_portable(TupleDesc td, Oid keytype)
+static BloomEnc *
+enc_new(BloomEncKind kind, Oid typid, Oid collation, const char *sig,
+		Oid keytype, MemoryContext mcxt)
 {
+	BloomEnc   *e = MemoryContextAllocZero(mcxt, sizeof(BloomEnc));
+
+	e->kind = kind;
+	e->typid = typid;
+	e->collation = collation;
+	e->signature = MemoryContextStrdup(mcxt, sig);
+	e->mcxt = mcxt;
+	e->keytype = keytype;
+	get_typlenbyvalalign(typid, &e->typlen, &e->typbyval, &e->typalign);
+	return e;
+}
+
+/*
+ * The i-th part of a hint: of an expression that builds a row or an array,
+ * or of a constant row or array (its first non-null element).
+ */
+static Node *
+hint_part(Node *hint, int i)
+{
+	Const	   *c = (Const *) hint;
+
+	if (hint == NULL)
+		return NULL;
+	if (IsA(hint, RowExpr) && i < list_length(((RowExpr *) hint)->args))
+		return (Node *) list_nth(((RowExpr *) hint)->args, i);
+	if (IsA(hint, ArrayExpr) && ((ArrayExpr *) hint)->elements != NIL)
+		return (Node *) linitial(((ArrayExpr *) hint)->elements);
+	if (!IsA(hint, Const) || c->constisnull)
+		return NULL;
+	if (type_is_array(c->consttype))
+	{
+		AnyArrayType *a = DatumGetAnyArrayP(c->constvalue);
+		Oid			elemtype = AARR_ELEMTYPE(a);
+		int16		elmlen;
+		bool		elmbyval;
+		char		elmalign;
+		array_iter	it;
+		int			n = ArrayGetNItems(AARR_NDIM(a), AARR_DIMS(a));
+
+		get_typlenbyvalalign(elemtype, &elmlen, &elmbyval, &elmalign);
+		array_iter_setup(&it, a);
+		for (int j = 0; j < n; j++)
+		{
+			bool		isnull;
+			Datum		d = array_iter_next(&it, &isnull, j, elmlen, elmbyval, elmalign);
+
+			if (!isnull)
+				return (Node *) makeConst(elemtype, -1, InvalidOid, elmlen, d,
+										  false, elmbyval);
+		}
+		return NULL;
+	}
+	if (type_is_rowtype(c->consttype))
+	{
+		HeapTupleHeader th = DatumGetHeapTupleHeader(c->constvalue);
+		TupleDesc	td = lookup_rowtype_tupdesc(HeapTupleHeaderGetTypeId(th),
+												HeapTupleHeaderGetTypMod(th));
+		HeapTupleData tuple;
+		bool		isnull;
+		Datum		d;
+		Form_pg_attribute att;
+		Node	   *part = NULL;
+
+		if (i < td->natts)
+		{
+			tuple.t_len = HeapTupleHeaderGetDatumLength(th);
+			ItemPointerSetInvalid(&tuple.t_self);
+			tuple.t_tableOid = InvalidOid;
+			tuple.t_data = th;
+			att = TupleDescAttr(td, i);
+			d = heap_getattr(&tuple, i + 1, td, &isnull);
+			if (!isnull)
+				part = (Node *) makeConst(att->atttypid, att->atttypmod,
+										  att->attcollation, att->attlen, d,
+										  false, att->attbyval);
+		}
+		ReleaseTupleDesc(td);
+		return part;
+	}
+	return NULL;
+}
+
+/*
+ * The row type of values of type record that hint produces, or NULL when
+ * it cannot be known before the values are seen.
+ */
+static TupleDesc
+record_desc_from_hint(Node *hint)
+{
+	if (hint == NULL)
+		return NULL;
+	if (IsA(hint, Const))
+	{
+		Const	   *c = (Const *) hint;
+		HeapTupleHeader td;
+
+		if (c->constisnull || c->consttype != RECORDOID)
+			return NULL;
+		td = DatumGetHeapTupleHeader(c->constvalue);
+		return lookup_rowtype_tupdesc_copy(HeapTupleHeaderGetTypeId(td),
+										   HeapTupleHeaderGetTypMod(td));
+	}
+	if (IsA(hint, RowExpr))
+	{
+		RowExpr    *r = (RowExpr *) hint;
+		TupleDesc	td = CreateTemplateTupleDesc(list_length(r->args));
+		ListCell   *lc;
+		int			i = 1;
+
+		foreach(lc, r->args)
+		{
+			Node	   *col = lfirst(lc);
+
+			TupleDescInitEntry(td, i, NULL, exprType(col), exprTypmod(col), 0);
+			TupleDescInitEntryCollation(td, i, exprCollation(col));
+			i++;
+		}
+		return td;
+	}
+	return get_expr_result_tupdesc(hint, true);
+}
+
+BloomEnc  **
+bloom_enc_row(TupleDesc td, Node *hint, const BloomEnc *known, Oid keytype,
+			  MemoryContext mcxt, StringInfo sig)
+{
+	BloomEnc  **atts = MemoryContextAllocZero(mcxt, sizeof(BloomEnc *) * Max(td->natts, 1));
+	bool		first = true;
+
+	appendStringInfoString(sig, "record(");
 	for (int i = 0; i < td->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(td, i);
 
-		if (!att->attisdropped)
-			check_embedded(att->atttypid, keytype);
+		if (att->attisdropped)
+			continue;
+
+		/*
+		 * A column of the row type the call was prepared with keeps its
+		 * encoder: for a column of type record, it is the one that knows
+		 * the column's own columns.
+		 */
+		if (known != NULL && i < known->natts && known->atts[i] != NULL &&
+			known->atts[i]->typid == getBaseType(att->atttypid) &&
+			known->atts[i]->collation == att->attcollation)
+			atts[i] = known->atts[i];
+		else
+			atts[i] = bloom_enc_build(att->atttypid, att->attcollation,
+									  hint_part(hint, i), keytype, mcxt);
+		if (!first)
+			appendStringInfoChar(sig, ',');
+		appendStringInfoString(sig, atts[i]->signature);
+		first = false;
 	}
+	appendStringInfoChar(sig, ')');
+	return atts;
 }
 
-static void
-check_send_portable(Oid typid, Oid keytype)
+/*
+ * Whether equality of a type is bitwise, as its default btree operator
+ * class says through support function 4 (equalimage), under collation.
+ */
+static bool
+equality_is_bitwise(Oid typid, Oid collation)
+{
+	Oid			opclass = GetDefaultOpClass(typid, BTREE_AM_OID);
+	Oid			opfamily,
+				opcintype,
+				proc;
+
+	if (!OidIsValid(opclass))
+		return false;
+	opfamily = get_opclass_family(opclass);
+	opcintype = get_opclass_input_type(opclass);
+	proc = get_opfamily_proc(opfamily, opcintype, opcintype, BTEQUALIMAGE_PROC);
+	if (!OidIsValid(proc))
+		return false;
+	return DatumGetBool(OidFunctionCall1Coll(proc, collation,
+											 ObjectIdGetDatum(opcintype)));
+}
+
+/* The extended hash function of a type's default hash operator class. */
+static Oid
+extended_hash_proc(Oid typid)
+{
+	Oid			opclass = GetDefaultOpClass(typid, HASH_AM_OID);
+	Oid			opcintype;
+
+	if (!OidIsValid(opclass))
+		return InvalidOid;
+	opcintype = get_opclass_input_type(opclass);
+	return get_opfamily_proc(get_opclass_family(opclass), opcintype, opcintype,
+							 HASHEXTENDED_PROC);
+}
+
+/* Types that neither have bitwise equality nor a hash operator class. */
+static BloomEnc *
+build_other(Oid base, Oid collation, Oid keytype, MemoryContext mcxt)
+{
+	StringInfoData sig;
+	Oid			hashproc;
+	BloomEnc   *e;
+
+	/* cidr values are inet values (binary-coercible, compared as inet) */
+	if (base == CIDROID)
+		base = INETOID;
+	initStringInfo(&sig);
+	if (equality_is_bitwise(base, collation))
+	{
+		appendStringInfo(&sig, "other(%s)", type_name_for_tag(base));
+		return enc_new(BE_BITWISE, base, collation, sig.data, keytype, mcxt);
+	}
+	hashproc = extended_hash_proc(base);
+	if (OidIsValid(hashproc))
+	{
+		appendStringInfo(&sig, "hashed(%s)", type_name_for_tag(base));
+		e = enc_new(BE_HASHED, base, collation, sig.data, keytype, mcxt);
+		e->hashfn = MemoryContextAllocZero(mcxt, sizeof(FmgrInfo));
+		fmgr_info_cxt(hashproc, e->hashfn, mcxt);
+		return e;
+	}
+	if (!OidIsValid(GetDefaultOpClass(base, BTREE_AM_OID)) &&
+		!OidIsValid(GetDefaultOpClass(base, HASH_AM_OID)))
+		refuse_type(keytype, base,
+					psprintf("Type %s has no default btree or hash operator class, so a filter cannot know when two of its values are equal.",
+							 format_type_be(base)));
+	refuse_type(keytype, base,
+				psprintf("The equality of type %s is not bitwise and the type has no extended hash function that agrees with it.",
+						 format_type_be(base)));
+	return NULL;				/* keep compiler quiet */
+}
+
+BloomEnc *
+bloom_enc_build(Oid typid, Oid collation, Node *hint, Oid keytype,
+				MemoryContext mcxt)
 {
 	Oid			base = getBaseType(typid);
-	Oid			elem = get_element_type(base);
+	Oid			elem;
 	char		typtype;
+	const char *scalar = NULL;
+	BloomEncKind kind = BE_INT8;
+	StringInfoData sig;
+	BloomEnc   *e;
 
 	check_stack_depth();
-	if (OidIsValid(elem))
-	{
-		check_embedded(elem, keytype);
-		return;
-	}
-	typtype = get_typtype(base);
-	if (typtype == TYPTYPE_COMPOSITE && base != RECORDOID)
-	{
-		TupleDesc	td = lookup_rowtype_tupdesc(base, -1);
-
-		check_rowtype_portable(td, keytype);
-		ReleaseTupleDesc(td);
-	}
-	else if (typtype == TYPTYPE_RANGE)
-		check_send_portable(get_range_subtype(base), keytype);
-	else if (typtype == TYPTYPE_MULTIRANGE)
-		check_send_portable(get_range_subtype(get_multirange_range(base)), keytype);
-}
-
-void
-bloom_key_type_init(BloomKeyType *kt, Oid typid, MemoryContext mcxt)
-{
-	Oid			base = getBaseType(typid);
-
-	memset(kt, 0, sizeof(*kt));
-	kt->typid = base;
-	kt->type_tag = 0;
 	switch (base)
 	{
 		case INT2OID:
-			kt->kind = BK_INT2;
-			kt->family = BF_FAMILY_INTEGER;
+			kind = BE_INT2, scalar = "integer";
 			break;
 		case INT4OID:
-			kt->kind = BK_INT4;
-			kt->family = BF_FAMILY_INTEGER;
+			kind = BE_INT4, scalar = "integer";
 			break;
 		case INT8OID:
-			kt->kind = BK_INT8;
-			kt->family = BF_FAMILY_INTEGER;
+			kind = BE_INT8, scalar = "integer";
 			break;
 		case FLOAT4OID:
-			kt->kind = BK_FLOAT4;
-			kt->family = BF_FAMILY_FLOAT;
+			kind = BE_FLOAT4, scalar = "float";
 			break;
 		case FLOAT8OID:
-			kt->kind = BK_FLOAT8;
-			kt->family = BF_FAMILY_FLOAT;
+			kind = BE_FLOAT8, scalar = "float";
 			break;
 		case NUMERICOID:
-			kt->kind = BK_NUMERIC;
-			kt->family = BF_FAMILY_NUMERIC;
+			kind = BE_NUMERIC, scalar = "numeric";
 			break;
 		case TEXTOID:
 		case VARCHAROID:
-			kt->kind = BK_TEXT;
-			kt->family = BF_FAMILY_TEXT;
-			break;
 		case BPCHAROID:
-			kt->kind = BK_BPCHAR;
-			kt->family = BF_FAMILY_TEXT;
+			check_text_collation(collation, keytype, base);
+			kind = BE_TEXT, scalar = "text";
 			break;
 		case NAMEOID:
-			kt->kind = BK_NAME;
-			kt->family = BF_FAMILY_TEXT;
+			check_text_collation(collation, keytype, base);
+			kind = BE_NAME, scalar = "text";
 			break;
 		case BYTEAOID:
-			kt->kind = BK_BYTEA;
-			kt->family = BF_FAMILY_BYTEA;
+			kind = BE_BYTEA, scalar = "bytea";
 			break;
 		case UUIDOID:
-			kt->kind = BK_UUID;
-			kt->family = BF_FAMILY_UUID;
+			kind = BE_UUID, scalar = "uuid";
 			break;
 		case BOOLOID:
-			kt->kind = BK_BOOL;
-			kt->family = BF_FAMILY_BOOL;
+			kind = BE_BOOL, scalar = "boolean";
 			break;
 		case DATEOID:
-			kt->kind = BK_DATE;
-			kt->family = BF_FAMILY_DATE;
+			kind = BE_DATE, scalar = "date";
 			break;
 		case TIMESTAMPOID:
-			kt->kind = BK_TIMESTAMP;
-			kt->family = BF_FAMILY_TIMESTAMP;
+			kind = BE_TIMESTAMP, scalar = "timestamp";
 			break;
 		case TIMESTAMPTZOID:
-			kt->kind = BK_TIMESTAMP;
-			kt->family = BF_FAMILY_TIMESTAMPTZ;
+			kind = BE_TIMESTAMP, scalar = "timestamptz";
 			break;
-		default:
+		case INTERVALOID:
+			kind = BE_INTERVAL, scalar = "interval";
+			break;
+		case JSONBOID:
+			kind = BE_JSONB, scalar = "jsonb";
+			break;
+		case UNKNOWNOID:
+			/*
+			 * A literal left untyped in ROW(1, 'a'): comparing such rows
+			 * resolves it as text, and it is stored as a C string.
+			 */
+			if (keytype != UNKNOWNOID)
 			{
-				Oid			sendfn;
-				bool		isvarlena;
-
-				if (base == UNKNOWNOID || base == InvalidOid)
-					ereport(ERROR,
-							(errcode(ERRCODE_INDETERMINATE_DATATYPE),
-							 errmsg("could not determine the type of the bloomfilter key"),
-							 errhint("Add an explicit cast to the key.")));
-				check_send_portable(base, base);
-				getTypeBinaryOutputInfo(base, &sendfn, &isvarlena);
-				kt->kind = base == RECORDOID ? BK_RECORD : BK_SEND;
-				kt->family = BF_FAMILY_OTHER;
-				fmgr_info_cxt(sendfn, &kt->send, mcxt);
-
-				/*
-				 * Built-in types keep their OID everywhere; other types' OIDs
-				 * differ between databases, so they are tagged by name.
-				 */
-				if (base < FirstNormalObjectId)
-					kt->type_tag = base;
-				else
-				{
-					/* qualified whatever search_path says */
-					char	   *name = format_type_extended(base, -1, FORMAT_TYPE_FORCE_QUALIFY);
-
-					kt->type_tag = (uint32) (bf_hash_bytes(0, name, strlen(name)) & 0x7fffffff) | 0x80000000;
-				}
+				check_text_collation(collation, keytype, base);
+				kind = BE_UNKNOWN, scalar = "text";
 				break;
 			}
+			/* FALLTHROUGH */
+		case InvalidOid:
+			ereport(ERROR,
+					(errcode(ERRCODE_INDETERMINATE_DATATYPE),
+					 errmsg("could not determine the type of the bloomfilter key"),
+					 errhint("Add an explicit cast to the key.")));
+			break;
 	}
+	if (scalar != NULL)
+		return enc_new(kind, base, collation, scalar, keytype, mcxt);
+
+	initStringInfo(&sig);
+	elem = get_element_type(base);
+	if (OidIsValid(elem))
+	{
+		/* array_eq compares elements under the array's collation */
+		BloomEnc   *child = bloom_enc_build(elem, collation, hint_part(hint, 0),
+											keytype, mcxt);
+
+		appendStringInfo(&sig, "array(%s)", child->signature);
+		e = enc_new(BE_ARRAY, base, collation, sig.data, keytype, mcxt);
+		e->child = child;
+		return e;
+	}
+
+	typtype = get_typtype(base);
+	if (base == RECORDOID)
+	{
+		TupleDesc	td = record_desc_from_hint(hint);
+		BloomEnc  **atts;
+
+		if (td == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("the column types of a bloomfilter key of type record are not known"),
+					 errdetail("A key of type record is hashed from its columns, so their types must be known when the call is prepared."),
+					 errhint("Write the key as ROW(...), or cast it to a composite type.")));
+		atts = bloom_enc_row(td, hint, NULL, keytype, mcxt, &sig);
+		/* columns are encoded per value, from each value's own row type */
+		e = enc_new(BE_RECORD_ANON, base, collation, sig.data, keytype, mcxt);
+		e->natts = td->natts;
+		e->atts = atts;
+		return e;
+	}
+	if (typtype == TYPTYPE_COMPOSITE)
+	{
+		/* on an ERROR, the resource owner releases the tuple descriptor */
+		TupleDesc	td = lookup_rowtype_tupdesc(base, -1);
+		BloomEnc  **atts = bloom_enc_row(td, hint, NULL, keytype, mcxt, &sig);
+		int			natts = td->natts;
+
+		ReleaseTupleDesc(td);
+		e = enc_new(BE_RECORD, base, collation, sig.data, keytype, mcxt);
+		e->natts = natts;
+		e->atts = atts;
+		return e;
+	}
+	if (typtype == TYPTYPE_RANGE || typtype == TYPTYPE_MULTIRANGE)
+	{
+		Oid			rngtype = typtype == TYPTYPE_RANGE ? base : get_multirange_range(base);
+		TypeCacheEntry *tc = lookup_type_cache(rngtype, TYPECACHE_RANGE_INFO);
+		BloomEnc   *child;
+
+		/* bounds compare under the range type's own collation */
+		child = bloom_enc_build(tc->rngelemtype->type_id, tc->rng_collation,
+								NULL, keytype, mcxt);
+		appendStringInfo(&sig, "range(%s)", child->signature);
+		e = enc_new(BE_RANGE, rngtype, collation, sig.data, keytype, mcxt);
+		e->child = child;
+		e->typcache = tc;
+		if (typtype == TYPTYPE_RANGE)
+			return e;
+		resetStringInfo(&sig);
+		appendStringInfo(&sig, "multi%s", e->signature);
+		child = e;
+		e = enc_new(BE_MULTIRANGE, base, collation, sig.data, keytype, mcxt);
+		e->child = child;
+		e->typcache = lookup_type_cache(base, TYPECACHE_MULTIRANGE_INFO);
+		return e;
+	}
+	if (typtype == TYPTYPE_ENUM)
+	{
+		appendStringInfo(&sig, "enum(%s)", type_name_for_tag(base));
+		return enc_new(BE_ENUM, base, collation, sig.data, keytype, mcxt);
+	}
+	return build_other(base, collation, keytype, mcxt);
+}
+
+/* The family and type tag of keys written by e. */
+static void
+enc_family(const BloomEnc *e, uint16 *family, uint32 *tag)
+{
+	*tag = 0;
+	switch (e->kind)
+	{
+		case BE_INT2:
+		case BE_INT4:
+		case BE_INT8:
+			*family = BF_FAMILY_INTEGER;
+			break;
+		case BE_FLOAT4:
+		case BE_FLOAT8:
+			*family = BF_FAMILY_FLOAT;
+			break;
+		case BE_NUMERIC:
+			*family = BF_FAMILY_NUMERIC;
+			break;
+		case BE_TEXT:
+		case BE_NAME:
+		case BE_UNKNOWN:
+			*family = BF_FAMILY_TEXT;
+			break;
+		case BE_BYTEA:
+			*family = BF_FAMILY_BYTEA;
+			break;
+		case BE_UUID:
+			*family = BF_FAMILY_UUID;
+			break;
+		case BE_BOOL:
+			*family = BF_FAMILY_BOOL;
+			break;
+		case BE_DATE:
+			*family = BF_FAMILY_DATE;
+			break;
+		case BE_TIMESTAMP:
+			*family = e->typid == TIMESTAMPTZOID ? BF_FAMILY_TIMESTAMPTZ : BF_FAMILY_TIMESTAMP;
+			break;
+		case BE_INTERVAL:
+			*family = BF_FAMILY_INTERVAL;
+			break;
+		case BE_JSONB:
+			*family = BF_FAMILY_JSONB;
+			break;
+		case BE_ENUM:
+			*family = BF_FAMILY_ENUM;
+			*tag = signature_tag(e->signature);
+			break;
+		case BE_BITWISE:
+		case BE_HASHED:
+			*family = e->kind == BE_BITWISE ? BF_FAMILY_OTHER : BF_FAMILY_HASHED;
+			/* built-in types keep their OID, the same in every database */
+			*tag = e->typid < FirstNormalObjectId ? e->typid : signature_tag(e->signature);
+			break;
+		case BE_ARRAY:
+		case BE_RECORD:
+		case BE_RECORD_ANON:
+		case BE_RANGE:
+		case BE_MULTIRANGE:
+			*family = BF_FAMILY_COMPOSITE;
+			*tag = signature_tag(e->signature);
+			break;
+	}
+}
+
+void
+bloom_key_type_init(BloomKeyType *kt, Oid typid, Oid collation, Node *hint,
+					MemoryContext mcxt)
+{
+	BloomEnc   *e = bloom_enc_build(typid, collation, hint, getBaseType(typid), mcxt);
+
+	memset(kt, 0, sizeof(*kt));
+	kt->typid = e->typid;
+	enc_family(e, &kt->family, &kt->type_tag);
+	switch (e->kind)
+	{
+		case BE_INT2:
+			kt->kind = BK_INT2;
+			return;
+		case BE_INT4:
+			kt->kind = BK_INT4;
+			return;
+		case BE_INT8:
+			kt->kind = BK_INT8;
+			return;
+		case BE_FLOAT4:
+			kt->kind = BK_FLOAT4;
+			return;
+		case BE_FLOAT8:
+			kt->kind = BK_FLOAT8;
+			return;
+		case BE_NUMERIC:
+			kt->kind = BK_NUMERIC;
+			return;
+		case BE_TEXT:
+			if (bloom_db_text_is_utf8())
+			{
+				kt->kind = BK_TEXT;
+				return;
+			}
+			break;
+		case BE_BYTEA:
+			kt->kind = BK_BYTEA;
+			return;
+		case BE_UUID:
+			kt->kind = BK_UUID;
+			return;
+		case BE_BOOL:
+			kt->kind = BK_BOOL;
+			return;
+		case BE_DATE:
+			kt->kind = BK_DATE;
+			return;
+		case BE_TIMESTAMP:
+			kt->kind = BK_TIMESTAMP;
+			return;
+		default:
+			break;
+	}
+	kt->kind = BK_ENCODED;
+	kt->enc = e;
+	kt->scratch = AllocSetContextCreate(mcxt, "bloomfilter key bytes",
+										ALLOCSET_SMALL_SIZES);
+}
+
+/*
+ * The expression of a call's argument argno, if the executor tells: for an
+ * aggregate's transition function, the aggregate's own argument.
+ */
+static Node *
+call_arg_expr(FunctionCallInfo fcinfo, int argno)
+{
+	Aggref	   *aggref = fcinfo->context != NULL ? AggGetAggref(fcinfo) : NULL;
+	List	   *args = NIL;
+	Node	   *expr = fcinfo->flinfo->fn_expr;
+
+	if (aggref != NULL)
+	{
+		/* the transition function's argument 0 is the state */
+		if (argno >= 1 && argno - 1 < list_length(aggref->args))
+			return (Node *) ((TargetEntry *) list_nth(aggref->args, argno - 1))->expr;
+		return NULL;
+	}
+	if (expr == NULL)
+		return NULL;
+	if (IsA(expr, FuncExpr))
+		args = ((FuncExpr *) expr)->args;
+	else if (IsA(expr, OpExpr))
+		args = ((OpExpr *) expr)->args;
+	else
+		return NULL;
+	return argno < list_length(args) ? (Node *) list_nth(args, argno) : NULL;
+}
+
+/*
+ * What tells the columns of type record in argument argno: the argument's
+ * value, when the call has one (the value of a record carries its row
+ * type, which a Var over a subquery does not tell), else its expression.
+ */
+static Node *
+call_arg_hint(FunctionCallInfo fcinfo, int argno, Oid typid)
+{
+	Oid			base = getBaseType(typid);
+	Oid			elem = get_element_type(base);
+	int16		typlen;
+	bool		typbyval;
+
+	if (base != RECORDOID && (!OidIsValid(elem) || getBaseType(elem) != RECORDOID))
+		return call_arg_expr(fcinfo, argno);
+	if (argno >= PG_NARGS() || PG_ARGISNULL(argno))
+		return call_arg_expr(fcinfo, argno);
+	get_typlenbyval(base, &typlen, &typbyval);
+	return (Node *) makeConst(base, -1, InvalidOid, typlen,
+							  PG_GETARG_DATUM(argno), false, typbyval);
 }
 
 void
@@ -211,7 +681,23 @@ bloom_key_type_for_arg(BloomKeyType *kt, FunctionCallInfo fcinfo, int argno)
 		ereport(ERROR,
 				(errcode(ERRCODE_INDETERMINATE_DATATYPE),
 				 errmsg("could not determine the type of the bloomfilter key")));
-	bloom_key_type_init(kt, typid, fcinfo->flinfo->fn_mcxt);
+	bloom_key_type_init(kt, typid, PG_GET_COLLATION(),
+						call_arg_hint(fcinfo, argno, typid), fcinfo->flinfo->fn_mcxt);
+}
+
+void
+bloom_key_type_for_elements(BloomKeyType *kt, FunctionCallInfo fcinfo, int argno)
+{
+	Oid			arrtype = get_fn_expr_argtype(fcinfo->flinfo, argno);
+	Oid			elemtype = get_element_type(getBaseType(arrtype));
+
+	if (!OidIsValid(elemtype))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("the keys of a call over many keys must be an array")));
+	bloom_key_type_init(kt, elemtype, PG_GET_COLLATION(),
+						hint_part(call_arg_hint(fcinfo, argno, arrtype), 0),
+						fcinfo->flinfo->fn_mcxt);
 }
 
 /*
@@ -227,16 +713,7 @@ bloom_key_type_cached(FunctionCallInfo fcinfo, int argno, bool is_array)
 	{
 		kt = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BloomKeyType));
 		if (is_array)
-		{
-			Oid			arrtype = get_fn_expr_argtype(fcinfo->flinfo, argno);
-			Oid			elemtype = get_element_type(getBaseType(arrtype));
-
-			if (!OidIsValid(elemtype))
-				ereport(ERROR,
-						(errcode(ERRCODE_DATATYPE_MISMATCH),
-						 errmsg("bloom_add_all expects an array")));
-			bloom_key_type_init(kt, elemtype, fcinfo->flinfo->fn_mcxt);
-		}
+			bloom_key_type_for_elements(kt, fcinfo, argno);
 		else
 			bloom_key_type_for_arg(kt, fcinfo, argno);
 		fcinfo->flinfo->fn_extra = kt;
@@ -244,21 +721,12 @@ bloom_key_type_cached(FunctionCallInfo fcinfo, int argno, bool is_array)
 	return kt;
 }
 
-/* Length of a bpchar without the trailing spaces its equality ignores. */
-static size_t
-bpchar_true_len(const char *s, size_t len)
-{
-	while (len > 0 && s[len - 1] == ' ')
-		len--;
-	return len;
-}
-
 /*
  * numeric_out gives the value at its display scale; strip trailing
  * fractional zeros (and a bare point) so that equal values encode alike.
  */
 static uint64
-bf_numeric_hash(Datum value, uint64 seed)
+numeric_hash(Datum value, uint64 seed)
 {
 	char	   *s = DatumGetCString(DirectFunctionCall1(numeric_out, value));
 	size_t		len = strlen(s);
@@ -277,7 +745,7 @@ bf_numeric_hash(Datum value, uint64 seed)
 }
 
 static uint64
-bf_double_hash(double d, uint64 seed)
+double_hash(double d, uint64 seed)
 {
 	uint64		bits;
 
@@ -294,15 +762,15 @@ bf_double_hash(double d, uint64 seed)
 
 /* Hashes the payload of a possibly toasted or short-header varlena. */
 static uint64
-bf_varlena_hash(Datum value, uint64 seed, bool is_bpchar)
+varlena_hash(Datum value, uint64 seed, bool is_text)
 {
 	struct varlena *v = PG_DETOAST_DATUM_PACKED(value);
 	const char *p = VARDATA_ANY(v);
 	size_t		len = VARSIZE_ANY_EXHDR(v);
 	uint64		h;
 
-	if (is_bpchar)
-		len = bpchar_true_len(p, len);
+	if (is_text)
+		len = bloom_text_len(p, len);
 	h = bf_hash_bytes(seed, p, len);
 	if ((Pointer) v != DatumGetPointer(value))
 		pfree(v);
@@ -321,22 +789,15 @@ bloom_hash_value(const BloomKeyType *kt, Datum value, uint64 seed)
 		case BK_INT8:
 			return bf_hash_int64(seed, DatumGetInt64(value));
 		case BK_FLOAT4:
-			return bf_double_hash((double) DatumGetFloat4(value), seed);
+			return double_hash((double) DatumGetFloat4(value), seed);
 		case BK_FLOAT8:
-			return bf_double_hash(DatumGetFloat8(value), seed);
+			return double_hash(DatumGetFloat8(value), seed);
 		case BK_NUMERIC:
-			return bf_numeric_hash(value, seed);
+			return numeric_hash(value, seed);
 		case BK_TEXT:
+			return varlena_hash(value, seed, true);
 		case BK_BYTEA:
-			return bf_varlena_hash(value, seed, false);
-		case BK_BPCHAR:
-			return bf_varlena_hash(value, seed, true);
-		case BK_NAME:
-			{
-				const char *s = NameStr(*DatumGetName(value));
-
-				return bf_hash_bytes(seed, s, strlen(s));
-			}
+			return varlena_hash(value, seed, false);
 		case BK_UUID:
 			return bf_hash_bytes(seed, DatumGetUUIDP(value)->data, UUID_LEN);
 		case BK_BOOL:
@@ -349,23 +810,17 @@ bloom_hash_value(const BloomKeyType *kt, Datum value, uint64 seed)
 			return bf_hash_int64(seed, DatumGetDateADT(value));
 		case BK_TIMESTAMP:
 			return bf_hash_int64(seed, DatumGetTimestamp(value));
-		case BK_RECORD:
+		case BK_ENCODED:
 			{
-				/* an anonymous row: its column types are known per value */
-				HeapTupleHeader td = DatumGetHeapTupleHeader(value);
-				TupleDesc	desc = lookup_rowtype_tupdesc(HeapTupleHeaderGetTypeId(td),
-														  HeapTupleHeaderGetTypMod(td));
+				MemoryContext old = MemoryContextSwitchTo(kt->scratch);
+				StringInfoData buf;
+				uint64		h;
 
-				check_rowtype_portable(desc, RECORDOID);
-				ReleaseTupleDesc(desc);
-			}
-			/* FALLTHROUGH */
-		case BK_SEND:
-			{
-				bytea	   *b = SendFunctionCall((FmgrInfo *) &kt->send, value);
-				uint64		h = bf_hash_bytes(seed, VARDATA(b), VARSIZE(b) - VARHDRSZ);
-
-				pfree(b);
+				initStringInfo(&buf);
+				bloom_enc_append(kt->enc, value, &buf);
+				h = bf_hash_bytes(seed, buf.data, buf.len);
+				MemoryContextSwitchTo(old);
+				MemoryContextReset(kt->scratch);
 				return h;
 			}
 	}
@@ -376,17 +831,28 @@ bloom_hash_value(const BloomKeyType *kt, Datum value, uint64 seed)
 char *
 bloom_family_display(uint16 family, uint32 type_tag)
 {
-	if (family == BF_FAMILY_OTHER)
+	/* a built-in type of a newer server may be unknown here */
+	if ((family == BF_FAMILY_OTHER || family == BF_FAMILY_HASHED) &&
+		type_tag < FirstNormalObjectId)
 	{
-		/* a built-in type of a newer server may be unknown here */
-		if (type_tag < FirstNormalObjectId &&
-			SearchSysCacheExists1(TYPEOID, ObjectIdGetDatum(type_tag)))
-			return psprintf("other (%s)", format_type_be(type_tag));
-		if (type_tag < FirstNormalObjectId)
-			return psprintf("other (type oid %u)", type_tag);
-		return psprintf("other (type tag %08x)", type_tag);
+		if (SearchSysCacheExists1(TYPEOID, ObjectIdGetDatum(type_tag)))
+			return psprintf("%s (%s)", bf_family_name(family), format_type_be(type_tag));
+		return psprintf("%s (type oid %u)", bf_family_name(family), type_tag);
 	}
+	if (bf_family_tagged(family))
+		return psprintf("%s (type tag %08x)", bf_family_name(family), type_tag);
 	return pstrdup(bf_family_name(family));
+}
+
+/* How the keys of kt are named: their signature says more than a tag. */
+static char *
+key_family_display(const BloomKeyType *kt)
+{
+	if (kt->enc != NULL && kt->family != BF_FAMILY_OTHER &&
+		kt->family != BF_FAMILY_HASHED && bf_family_tagged(kt->family))
+		return psprintf("%s %s (type tag %08x)", bf_family_name(kt->family),
+						kt->enc->signature, kt->type_tag);
+	return bloom_family_display(kt->family, kt->type_tag);
 }
 
 static void
@@ -396,10 +862,10 @@ family_mismatch(const bf_view *v, const BloomKeyType *kt)
 			(errcode(ERRCODE_DATATYPE_MISMATCH),
 			 errmsg("the filter holds keys of family \"%s\", not \"%s\"",
 					bloom_family_display(v->family, v->type_tag),
-					bloom_family_display(kt->family, kt->type_tag)),
+					key_family_display(kt)),
 			 errdetail("Values of type %s hash as family \"%s\"; a filter answers only for keys of the family it was built from.",
 					   format_type_be(kt->typid),
-					   bloom_family_display(kt->family, kt->type_tag)),
+					   key_family_display(kt)),
 			 errhint("Cast the key to a type of the filter's family.")));
 }
 

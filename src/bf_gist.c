@@ -60,6 +60,8 @@
  */
 #include "bloomfilter.h"
 
+#include "nodes/makefuncs.h"
+
 #include <math.h>
 
 #include "access/gist.h"
@@ -649,7 +651,16 @@ query_state(FunctionCallInfo fcinfo, Datum query, int strategy)
 		else
 			q->value = unbox_key(query, &typid);
 		q->value_copied = !get_typbyval(typid);
-		bloom_key_type_init(&q->kt, typid, fcinfo->flinfo->fn_mcxt);
+
+		/*
+		 * The index column has no collation to pass on; a key of type
+		 * record tells its columns through its value.
+		 */
+		bloom_key_type_init(&q->kt, typid, InvalidOid,
+							typid == RECORDOID ?
+							(Node *) makeConst(RECORDOID, -1, InvalidOid, -1,
+											   q->value, false, false) : NULL,
+							fcinfo->flinfo->fn_mcxt);
 	}
 	MemoryContextSwitchTo(old);
 	fcinfo->flinfo->fn_extra = q;

@@ -80,10 +80,11 @@ bloomfilter_report_invalid(bf_status st, const uint8 *data, size_t len,
 			ereport(ERROR,
 					(errcode(sqlstate),
 					 errmsg("invalid bloomfilter: %s", bf_status_message(st)),
-					 errdetail("The header gives key family %u with type tag %u; families go from 0 to %d, and only family %d has a type tag.",
+					 errdetail("The header gives key family %u with type tag %u; families go from 0 to %d, and families %d, %d, %d and %d, and only they, have a type tag.",
 							   (unsigned) bf_load_le16(data + BF_OFF_FAMILY),
 							   (unsigned) bf_load_le32(data + BF_OFF_TYPETAG),
-							   BF_FAMILY_MAX, BF_FAMILY_OTHER)));
+							   BF_FAMILY_MAX, BF_FAMILY_OTHER, BF_FAMILY_ENUM,
+							   BF_FAMILY_COMPOSITE, BF_FAMILY_HASHED)));
 			break;
 		case BF_ERR_SIZE:
 			ereport(ERROR,

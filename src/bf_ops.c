@@ -285,15 +285,8 @@ probe_cache(FunctionCallInfo fcinfo, int keyarg, bool elements)
 		c = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BloomProbeCache));
 		if (elements)
 		{
-			Oid			arrtype = get_fn_expr_argtype(fcinfo->flinfo, keyarg);
-			Oid			elemtype = get_element_type(getBaseType(arrtype));
-
-			if (!OidIsValid(elemtype))
-				ereport(ERROR,
-						(errcode(ERRCODE_DATATYPE_MISMATCH),
-						 errmsg("the keys of a probe of many keys must be an array")));
-			bloom_key_type_init(&c->key, elemtype, fcinfo->flinfo->fn_mcxt);
-			c->array_type = getBaseType(arrtype);
+			bloom_key_type_for_elements(&c->key, fcinfo, keyarg);
+			c->array_type = getBaseType(get_fn_expr_argtype(fcinfo->flinfo, keyarg));
 		}
 		else
 			bloom_key_type_for_arg(&c->key, fcinfo, keyarg);
@@ -315,7 +308,7 @@ check_element_family(const BloomProbeCache *c, const bf_view *v)
 	if (v->family == BF_FAMILY_NONE ||
 		(v->family == c->key.family && v->type_tag == c->key.type_tag))
 		return;
-	bloom_key_type_init(&whole, c->array_type, CurrentMemoryContext);
+	bloom_key_type_init(&whole, c->array_type, InvalidOid, NULL, CurrentMemoryContext);
 	if (v->family == whole.family && v->type_tag == whole.type_tag)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),

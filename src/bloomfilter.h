@@ -18,6 +18,7 @@
 
 #include "fmgr.h"
 #include "lib/stringinfo.h"
+#include "nodes/nodes.h"
 
 #include "bf_core.h"
 
@@ -157,7 +158,12 @@ extern MemoryContext bloom_agg_context(FunctionCallInfo fcinfo, const char *fnam
 
 /* ---- bf_encode.c ---- */
 
-/* How values of one SQL type become the bytes that are hashed. */
+/*
+ * How values of one SQL type become the bytes that are hashed.  The common
+ * scalar types have a kind of their own, so a probe costs one switch; every
+ * other type is written by its encoder tree (bf_keyenc.h) into a scratch
+ * context that is reset after each value.
+ */
 typedef enum BloomKeyKind
 {
 	BK_INT2,
@@ -166,29 +172,35 @@ typedef enum BloomKeyKind
 	BK_FLOAT4,
 	BK_FLOAT8,
 	BK_NUMERIC,
-	BK_TEXT,					/* text, varchar and other text-like varlenas */
-	BK_BPCHAR,
-	BK_NAME,
+	BK_TEXT,					/* text, varchar, bpchar in a UTF-8 database */
 	BK_BYTEA,
 	BK_UUID,
 	BK_BOOL,
 	BK_DATE,
 	BK_TIMESTAMP,				/* timestamp and timestamptz */
-	BK_SEND,					/* any other type: its binary send output */
-	BK_RECORD					/* an anonymous row: send output, checked per value */
+	BK_ENCODED					/* any other type: its encoder tree */
 } BloomKeyKind;
+
+struct BloomEnc;
 
 typedef struct BloomKeyType
 {
 	Oid			typid;			/* the element's type, domains resolved */
 	BloomKeyKind kind;
 	uint16		family;			/* bf_family */
-	uint32		type_tag;		/* for BF_FAMILY_OTHER */
-	FmgrInfo	send;			/* for BK_SEND */
+	uint32		type_tag;		/* for the tagged families */
+	struct BloomEnc *enc;		/* BK_ENCODED: how values are written */
+	MemoryContext scratch;		/* BK_ENCODED: reset after each value */
 } BloomKeyType;
 
-/* Fills kt for a type; the send function's FmgrInfo lives in mcxt. */
-extern void bloom_key_type_init(BloomKeyType *kt, Oid typid, MemoryContext mcxt);
+/*
+ * Fills kt for keys of type typid compared under collation; hint, if not
+ * NULL, is an expression giving such keys (it tells the columns of type
+ * record).  ERROR if keys of the type cannot be hashed consistently with
+ * its equality.  What kt needs lives in mcxt.
+ */
+extern void bloom_key_type_init(BloomKeyType *kt, Oid typid, Oid collation,
+								Node *hint, MemoryContext mcxt);
 
 /*
  * Looks up (once per call site, cached in fn_extra-owned memory by the
@@ -203,6 +215,13 @@ extern void bloom_key_type_for_arg(BloomKeyType *kt, FunctionCallInfo fcinfo,
  */
 extern BloomKeyType *bloom_key_type_cached(FunctionCallInfo fcinfo, int argno,
 										   bool is_array);
+
+/*
+ * The key type of the elements of array argument argno (the filter's keys
+ * when an array's elements are added or probed one by one).
+ */
+extern void bloom_key_type_for_elements(BloomKeyType *kt, FunctionCallInfo fcinfo,
+										int argno);
 
 /* Hash of a non-null value under the filter's seed. */
 extern uint64 bloom_hash_value(const BloomKeyType *kt, Datum value, uint64 seed);

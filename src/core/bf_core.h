@@ -80,8 +80,10 @@
  * Key families: values of different SQL types hash alike when their family
  * is the same (int2/int4/int8 are "integer", float4/float8 are "float" ...).
  * A filter records the family of the keys it holds; BF_FAMILY_NONE means no
- * key has been added yet.  BF_FAMILY_OTHER keys are hashed from the type's
- * binary send output and the header's type tag tells which type.
+ * key has been added yet.  The tagged families (other, enum, composite,
+ * hashed) cover many types each, and the header's type tag tells which:
+ * keys of two types of one tagged family never mix.  FORMAT.md says how
+ * each family's values are written as key bytes.
  */
 typedef enum bf_family
 {
@@ -96,10 +98,30 @@ typedef enum bf_family
 	BF_FAMILY_DATE = 8,
 	BF_FAMILY_TIMESTAMP = 9,
 	BF_FAMILY_TIMESTAMPTZ = 10,
-	BF_FAMILY_OTHER = 11
+	BF_FAMILY_OTHER = 11,		/* bitwise equality: the stored bytes */
+	BF_FAMILY_INTERVAL = 12,
+	BF_FAMILY_JSONB = 13,
+	BF_FAMILY_ENUM = 14,		/* by label */
+	BF_FAMILY_COMPOSITE = 15,	/* arrays, rows, ranges, multiranges */
+	BF_FAMILY_HASHED = 16		/* the type's own extended hash function */
 } bf_family;
 
-#define BF_FAMILY_MAX BF_FAMILY_OTHER
+#define BF_FAMILY_MAX BF_FAMILY_HASHED
+
+/* Whether keys of a family carry a (non-zero) type tag. */
+static inline bool
+bf_family_tagged(unsigned family)
+{
+	return family == BF_FAMILY_OTHER || family == BF_FAMILY_ENUM ||
+		family == BF_FAMILY_COMPOSITE || family == BF_FAMILY_HASHED;
+}
+
+/* A known family, with a type tag exactly when the family has one. */
+static inline bool
+bf_family_valid(unsigned family, uint32_t tag)
+{
+	return family <= BF_FAMILY_MAX && bf_family_tagged(family) == (tag != 0);
+}
 
 /* Validation results: one code per thing that can be wrong with a buffer. */
 typedef enum bf_status
@@ -128,7 +150,7 @@ typedef struct bf_view
 	uint8_t		layout;			/* BF_LAYOUT_* */
 	uint8_t		hashes;			/* k */
 	uint16_t	family;			/* bf_family */
-	uint32_t	type_tag;		/* which type, for BF_FAMILY_OTHER */
+	uint32_t	type_tag;		/* which type, for the tagged families */
 	uint64_t	seed;			/* hash seed */
 	uint64_t	nbits;			/* m; a multiple of 64 (classic) or 512 */
 	uint64_t	added;			/* add operations performed (saturating) */

@@ -129,9 +129,7 @@ bfc_validate(const uint8_t *buf, size_t len)
 
 	family = bf_load_le16(buf + BF_OFF_FAMILY);
 	tag = bf_load_le32(buf + BF_OFF_TYPETAG);
-	if (family > BF_FAMILY_MAX)
-		return BF_ERR_FAMILY;
-	if ((family == BF_FAMILY_OTHER) != (tag != 0))
+	if (!bf_family_valid(family, tag))
 		return BF_ERR_FAMILY;
 	if (bf_load_le32(buf + BF_OFF_RESERVED) != 0)
 		return BF_ERR_RESERVED;

@@ -48,7 +48,7 @@ typedef struct bfc_view
 	uint8_t		hashes;			/* k */
 	uint8_t		width;			/* bits per counter: 4 or 8 */
 	uint16_t	family;			/* bf_family */
-	uint32_t	type_tag;		/* for BF_FAMILY_OTHER */
+	uint32_t	type_tag;		/* for the tagged families */
 	uint64_t	seed;
 	uint64_t	ncounters;		/* m */
 	uint64_t	items;			/* adds minus successful removes */

@@ -156,10 +156,7 @@ validate(const uint8_t *buf, size_t len, bool sealed)
 
 	family = bf_load_le16(buf + BF_OFF_FAMILY);
 	tag = bf_load_le32(buf + BF_OFF_TYPETAG);
-	if (family > BF_FAMILY_MAX)
-		return BF_ERR_FAMILY;
-	/* Only "other" keys carry a type tag, and they always do. */
-	if ((family == BF_FAMILY_OTHER) != (tag != 0))
+	if (!bf_family_valid(family, tag))
 		return BF_ERR_FAMILY;
 	if (bf_load_le16(buf + BF_OFF_FLAGS) != 0 ||
 		bf_load_le32(buf + BF_OFF_RESERVED) != 0)
@@ -266,6 +263,16 @@ bf_family_name(int family)
 			return "timestamptz";
 		case BF_FAMILY_OTHER:
 			return "other";
+		case BF_FAMILY_INTERVAL:
+			return "interval";
+		case BF_FAMILY_JSONB:
+			return "jsonb";
+		case BF_FAMILY_ENUM:
+			return "enum";
+		case BF_FAMILY_COMPOSITE:
+			return "composite";
+		case BF_FAMILY_HASHED:
+			return "hashed";
 	}
 	return "unknown";
 }

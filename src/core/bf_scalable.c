@@ -211,7 +211,7 @@ bfs_validate(const uint8_t *buf, size_t len, bfs_problem *problem)
 	if (bfs_check_params(h.layout, h.growth, h.fpr, h.tightening,
 						 h.initial_capacity) != BFS_OK)
 		return BFS_ERR_PARAMS;
-	if (h.family > BF_FAMILY_MAX || (h.family == BF_FAMILY_OTHER) != (h.type_tag != 0))
+	if (!bf_family_valid(h.family, h.type_tag))
 		return BFS_ERR_FAMILY;
 	if (buf[BFS_OFF_FLAGS] != 0)
 		return BFS_ERR_RESERVED;

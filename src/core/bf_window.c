@@ -357,7 +357,7 @@ bfw_validate(const uint8_t *buf, size_t len, bfw_error *err)
 
 	family = bf_load_le16(buf + BFW_OFF_FAMILY);
 	tag = bf_load_le32(buf + BFW_OFF_TYPETAG);
-	if (family > BF_FAMILY_MAX || (family == BF_FAMILY_OTHER) != (tag != 0))
+	if (!bf_family_valid(family, tag))
 		return BFW_ERR_FAMILY;
 	if (bf_load_le16(buf + BFW_OFF_FLAGS) != 0 ||
 		bf_load_le32(buf + BFW_OFF_RESERVED) != 0)

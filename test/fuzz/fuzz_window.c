@@ -74,7 +74,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fv.added = bfw_union_live(&w, ats[a], &fv);
 			if (fv.added > 0)
 				fv.family = w.family == BF_FAMILY_NONE ? BF_FAMILY_INTEGER : w.family;
-			fv.type_tag = fv.family == BF_FAMILY_OTHER ? w.type_tag : 0;
+			fv.type_tag = bf_family_tagged(fv.family) ? w.type_tag : 0;
 			bf_store_header(f, &fv);
 			bf_seal(f, flen);
 			if (bf_validate(f, flen) != BF_OK)

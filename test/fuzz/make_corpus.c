@@ -61,8 +61,8 @@ main(int argc, char **argv)
 					bf_view_of(buf, &v);
 					if (keys > 0)
 					{
-						v.family = (uint16_t) (1 + n % BF_FAMILY_OTHER);
-						v.type_tag = v.family == BF_FAMILY_OTHER ? 23 : 0;
+						v.family = (uint16_t) (1 + n % BF_FAMILY_MAX);
+						v.type_tag = bf_family_tagged(v.family) ? 23 : 0;
 					}
 					for (int i = 0; i < keys; i++)
 						bf_insert_hash(&v, bf_hash_int64(v.seed, i));
@@ -114,8 +114,8 @@ main(int argc, char **argv)
 				bfw_view_of(buf, &w);
 				if (keys > 0)
 				{
-					w.family = (uint16_t) (1 + n % BF_FAMILY_OTHER);
-					w.type_tag = w.family == BF_FAMILY_OTHER ? 23 : 0;
+					w.family = (uint16_t) (1 + n % BF_FAMILY_MAX);
+					w.type_tag = bf_family_tagged(w.family) ? 23 : 0;
 					bfw_store_header(&w);
 				}
 				for (int i = 0; i < keys; i++)

@@ -1,0 +1,118 @@
+/*
+ * bf_keyenc.h
+ *		The canonical key encoding: how one SQL value becomes the bytes that
+ *		are hashed (src/core/FORMAT.md, "Key bytes").  Shared by
+ *		bf_encode.c, which decides how each type is encoded (and refuses
+ *		types whose equality cannot be hashed), and bf_keybytes.c, which
+ *		writes the bytes.
+ */
+#ifndef BF_KEYENC_H
+#define BF_KEYENC_H
+
+#include "bloomfilter.h"
+
+#include "access/tupdesc.h"
+#include "utils/typcache.h"
+
+/* What a value of one type is written as. */
+typedef enum BloomEncKind
+{
+	BE_INT2,
+	BE_INT4,
+	BE_INT8,
+	BE_FLOAT4,
+	BE_FLOAT8,
+	BE_NUMERIC,
+	BE_TEXT,					/* text, varchar, bpchar (trailing spaces dropped) */
+	BE_NAME,
+	BE_UNKNOWN,					/* an untyped literal inside a row: as text */
+	BE_BYTEA,
+	BE_UUID,
+	BE_BOOL,
+	BE_DATE,
+	BE_TIMESTAMP,				/* timestamp and timestamptz */
+	BE_INTERVAL,
+	BE_JSONB,
+	BE_ENUM,
+	BE_BITWISE,					/* equality is bitwise: the stored bytes */
+	BE_HASHED,					/* the type's extended hash function */
+	BE_ARRAY,
+	BE_RECORD,					/* a named composite type */
+	BE_RECORD_ANON,				/* type record: row type known per value */
+	BE_RANGE,
+	BE_MULTIRANGE
+} BloomEncKind;
+
+typedef struct BloomEnc BloomEnc;
+
+/* One row type seen by a BE_RECORD_ANON node, with its column encoders. */
+typedef struct BloomAnonRow
+{
+	Oid			typid;			/* RECORDOID, or a named row type */
+	int32		typmod;
+	int			natts;
+	BloomEnc  **atts;			/* NULL for a dropped column */
+	struct BloomAnonRow *next;
+} BloomAnonRow;
+
+/*
+ * How values of one type (domains resolved) are encoded; composite types
+ * are a tree of these.  Built once per call site in a long-lived context.
+ */
+struct BloomEnc
+{
+	BloomEncKind kind;
+	Oid			typid;			/* the base type */
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+	Oid			collation;		/* under which its equality compares */
+	const char *signature;		/* "integer", "array(numeric)", ... */
+	BloomEnc   *child;			/* array element, range subtype, multirange's range */
+	int			natts;			/* BE_RECORD(_ANON): columns, dropped ones included */
+	BloomEnc  **atts;			/* BE_RECORD(_ANON): per column, NULL if dropped */
+	TypeCacheEntry *typcache;	/* BE_RANGE, BE_MULTIRANGE */
+	FmgrInfo   *hashfn;			/* BE_HASHED: the extended hash support */
+	BloomAnonRow *rows;			/* BE_RECORD_ANON: row types seen so far */
+	MemoryContext mcxt;			/* where lazily built parts live */
+	Oid			keytype;		/* the key's own type, for messages */
+};
+
+/* ---- bf_encode.c ---- */
+
+/*
+ * The encoder of a type; hint, if not NULL, is an expression (or Const)
+ * producing such values, used to learn the columns of type record.
+ */
+extern BloomEnc *bloom_enc_build(Oid typid, Oid collation, Node *hint,
+								 Oid keytype, MemoryContext mcxt);
+
+/*
+ * The encoders of a row type's columns; writes their signature to sig.
+ * Columns that known (a record's encoder) has for the same type are
+ * taken from it.
+ */
+extern BloomEnc **bloom_enc_row(TupleDesc td, Node *hint, const BloomEnc *known,
+								Oid keytype, MemoryContext mcxt, StringInfo sig);
+
+/* ---- bf_keybytes.c ---- */
+
+/* Appends the key bytes of a non-null value. */
+extern void bloom_enc_append(BloomEnc *e, Datum value, StringInfo out);
+
+/* Appends str (len bytes, server encoding) as UTF-8. */
+extern void bloom_append_utf8(StringInfo out, const char *str, size_t len);
+
+/* Length of str without the trailing spaces the text family ignores. */
+static inline size_t
+bloom_text_len(const char *str, size_t len)
+{
+	while (len > 0 && str[len - 1] == ' ')
+		len--;
+	return len;
+}
+
+/* Whether text bytes of this database are hashed as they are. */
+extern bool bloom_db_text_is_utf8(void);
+
+#endif							/* BF_KEYENC_H */
