@@ -22,7 +22,7 @@ DATA = sql/bloomfilter--1.0.sql
 
 REGRESS = bloom_basics bloom_families bloom_combine bloom_estimates \
 	bloom_sizing bloom_fpr bloom_io bloom_errors bloom_agg \
-	bloom_gist bloom_planner bloom_security bloom_counting bloom_window \
+	bloom_gist bloom_gist_memory bloom_planner bloom_security bloom_counting bloom_window \
 	bloom_scalable bloom_batch
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 

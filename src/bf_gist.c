@@ -71,6 +71,7 @@
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 
 PG_FUNCTION_INFO_V1(gbloom_key_in);
 PG_FUNCTION_INFO_V1(gbloom_key_out);
@@ -561,15 +562,36 @@ typedef struct GBloomRange
 
 typedef struct GBloomQuery
 {
-	/* the query datum this state was built for */
+	/*
+	 * Memory.  The state lives as long as the call site (GiST keeps fn_extra
+	 * across rescans, and a nested loop rescans once per outer row with a
+	 * new key), so nothing built for one query may be left behind when the
+	 * next arrives: a per-rescan leak grows without bound.  Everything built
+	 * for one query datum goes in qcxt, reset when the datum changes.  The
+	 * key type (with its FmgrInfos, whose functions keep their own caches
+	 * in fn_extra, allocated in the FmgrInfo's context) goes in typecxt,
+	 * reset only when the type changes, so a nested loop does not look its
+	 * type up again for every outer row.  Hashing runs in hashcxt, reset
+	 * after each hash, so that what the hashing code allocates is never
+	 * kept, whatever the caller's context is.
+	 */
+	MemoryContext qcxt;
+	MemoryContext typecxt;
+	MemoryContext hashcxt;
+
+	/* the type of the keys, kept from query to query */
+	Oid			kt_typid;		/* InvalidOid until kt is set */
+	BloomKeyType kt;
+
+	/* ---- from here on, the state of one query datum ---- */
+
+	/* the query datum this state was built for (strategy 0: none) */
 	Size		qlen;
 	char	   *qbytes;
 	int			strategy;
 
-	/* key probes: the key, its type, its hash per seed, its bits */
-	BloomKeyType kt;
+	/* key probes: the key, its hash per seed */
 	Datum		value;
-	bool		value_copied;	/* value points to memory of our own */
 	int			nseeds;
 	uint64		seeds[GBLOOM_NCACHE];
 	uint64		hashes[GBLOOM_NCACHE];
@@ -588,6 +610,8 @@ typedef struct GBloomQuery
 	uint8	   *scratch;
 } GBloomQuery;
 
+#define GBLOOM_QUERY_PART offsetof(GBloomQuery, qlen)
+
 /*
  * The state for a query datum, cached in fn_extra.  GiST keeps fn_extra
  * across rescans, and a runtime key (a nested loop's parameter) is often
@@ -602,34 +626,38 @@ query_state(FunctionCallInfo fcinfo, Datum query, int strategy)
 	Pointer		ptr = DatumGetPointer(query);
 	Size		len = VARSIZE_ANY(ptr);
 	MemoryContext old;
+	Oid			typid;
 
 	if (q != NULL && q->strategy == strategy && q->qlen == len &&
 		memcmp(q->qbytes, ptr, len) == 0)
 		return q;
 
-	old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
 	if (q == NULL)
-		q = palloc0(sizeof(GBloomQuery));
+	{
+		MemoryContext fn_mcxt = fcinfo->flinfo->fn_mcxt;
+
+		q = MemoryContextAllocZero(fn_mcxt, sizeof(GBloomQuery));
+		q->qcxt = AllocSetContextCreate(fn_mcxt, "bloomfilter GiST query",
+										ALLOCSET_SMALL_SIZES);
+		q->typecxt = AllocSetContextCreate(fn_mcxt, "bloomfilter GiST key type",
+										   ALLOCSET_SMALL_SIZES);
+		q->hashcxt = AllocSetContextCreate(fn_mcxt, "bloomfilter GiST hashing",
+										   ALLOCSET_SMALL_SIZES);
+		fcinfo->flinfo->fn_extra = q;
+	}
 	else
 	{
-		/* a new query (a nested loop may bring millions): free the old */
-		pfree(q->qbytes);
-		if (q->value_copied)
-			pfree(DatumGetPointer(q->value));
-		if (q->qf != NULL)
-			pfree(q->qf);
-		if (q->req_single != NULL)
-			pfree(q->req_single);
-		if (q->ranges != NULL)
-			pfree(q->ranges);
-		for (int i = 0; i < q->nfolded; i++)
-			pfree(q->folded[i].bits);
-		if (q->scratch != NULL)
-			pfree(q->scratch);
-		memset(q, 0, sizeof(GBloomQuery));
+		/*
+		 * A new query (a nested loop may bring millions): all of the old
+		 * one's goes.  The state is empty (strategy 0) until the new one is
+		 * complete, so that an error half-way leaves nothing to match.
+		 */
+		MemoryContextReset(q->qcxt);
+		memset((char *) q + GBLOOM_QUERY_PART, 0,
+			   sizeof(GBloomQuery) - GBLOOM_QUERY_PART);
 	}
-	q->strategy = strategy;
-	q->qlen = len;
+
+	old = MemoryContextSwitchTo(q->qcxt);
 	q->qbytes = palloc(len);
 	memcpy(q->qbytes, ptr, len);
 
@@ -641,8 +669,6 @@ query_state(FunctionCallInfo fcinfo, Datum query, int strategy)
 	}
 	else
 	{
-		Oid			typid;
-
 		if (strategy == GBLOOM_STRAT_TEXT)
 		{
 			typid = TEXTOID;
@@ -650,20 +676,32 @@ query_state(FunctionCallInfo fcinfo, Datum query, int strategy)
 		}
 		else
 			q->value = unbox_key(query, &typid);
-		q->value_copied = !get_typbyval(typid);
 
 		/*
-		 * The index column has no collation to pass on; a key of type
-		 * record tells its columns through its value.
+		 * Records are looked at per value: the row type (and so the key
+		 * family) comes from the value itself.
 		 */
-		bloom_key_type_init(&q->kt, typid, InvalidOid,
-							typid == RECORDOID ?
-							(Node *) makeConst(RECORDOID, -1, InvalidOid, -1,
-											   q->value, false, false) : NULL,
-							fcinfo->flinfo->fn_mcxt);
+		if (typid != q->kt_typid || typid == RECORDOID)
+		{
+			q->kt_typid = InvalidOid;
+			MemoryContextReset(q->typecxt);
+			MemoryContextSwitchTo(q->typecxt);
+
+			/*
+			 * The index column has no collation to pass on; a key of type
+			 * record tells its columns through its value.
+			 */
+			bloom_key_type_init(&q->kt, typid, InvalidOid,
+								typid == RECORDOID ?
+								(Node *) makeConst(RECORDOID, -1, InvalidOid, -1,
+												   q->value, false, false) : NULL,
+								q->typecxt);
+			q->kt_typid = typid;
+		}
 	}
 	MemoryContextSwitchTo(old);
-	fcinfo->flinfo->fn_extra = q;
+	q->qlen = len;
+	q->strategy = strategy;
 	return q;
 }
 
@@ -671,13 +709,17 @@ query_state(FunctionCallInfo fcinfo, Datum query, int strategy)
 static uint64
 query_hash(GBloomQuery *q, uint64 seed)
 {
+	MemoryContext old;
 	uint64		h;
 	int			slot;
 
 	for (int i = 0; i < q->nseeds; i++)
 		if (q->seeds[i] == seed)
 			return q->hashes[i];
+	old = MemoryContextSwitchTo(q->hashcxt);
 	h = bloom_hash_value(&q->kt, q->value, seed);
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(q->hashcxt);
 	slot = q->nseeds < GBLOOM_NCACHE ? q->nseeds++ : (int) (seed % GBLOOM_NCACHE);
 	q->seeds[slot] = seed;
 	q->hashes[slot] = h;
@@ -695,12 +737,12 @@ query_hash(GBloomQuery *q, uint64 seed)
  * once; wider ones are listed.
  */
 static void
-superset_req(GBloomQuery *q, int siglen, MemoryContext mcxt)
+superset_req(GBloomQuery *q, int siglen)
 {
 	uint64		sbits = (uint64) siglen * 8;
 	const bf_view *v = &q->qv;
 	int			cap = 16;
-	MemoryContext old = MemoryContextSwitchTo(mcxt);
+	MemoryContext old = MemoryContextSwitchTo(q->qcxt);
 
 	q->req_single = palloc0(siglen);
 	q->ranges = palloc(cap * sizeof(GBloomRange));
@@ -847,8 +889,7 @@ probe_sig_consistent(GBloomQuery *q, const GBloomSig *k, int siglen)
 
 /* May a filter summarized by a signature key be a superset of q? */
 static bool
-superset_sig_consistent(GBloomQuery *q, const GBloomSig *k, int siglen,
-						MemoryContext mcxt)
+superset_sig_consistent(GBloomQuery *q, const GBloomSig *k, int siglen)
 {
 	GBloomSummary ks;
 
@@ -865,13 +906,13 @@ superset_sig_consistent(GBloomQuery *q, const GBloomSig *k, int siglen,
 	if (k->flags & GBK_ALLTRUE)
 		return true;
 	if (q->req_siglen != siglen)
-		superset_req(q, siglen, mcxt);
+		superset_req(q, siglen);
 	return superset_sig_ok(q, k->sig, siglen);
 }
 
 /* q folded to nbits (a smaller filter's size), made once per size. */
 static const bf_view *
-query_folded(GBloomQuery *q, uint64 nbits, MemoryContext mcxt)
+query_folded(GBloomQuery *q, uint64 nbits)
 {
 	bf_view    *fv;
 
@@ -888,7 +929,7 @@ query_folded(GBloomQuery *q, uint64 nbits, MemoryContext mcxt)
 	fv = &q->folded[q->nfolded++];
 	*fv = q->qv;
 	fv->nbits = nbits;
-	fv->bits = MemoryContextAllocZero(mcxt, nbits / 8);
+	fv->bits = MemoryContextAllocZero(q->qcxt, nbits / 8);
 	bf_fold_or(fv, &q->qv);
 	return fv;
 }
@@ -899,7 +940,7 @@ query_folded(GBloomQuery *q, uint64 nbits, MemoryContext mcxt)
  * but into buffers kept for the scan instead of a new datum per leaf.
  */
 static bool
-superset_leaf(GBloomQuery *q, const void *key, MemoryContext mcxt)
+superset_leaf(GBloomQuery *q, const void *key)
 {
 	bf_view		lv;
 	struct varlena *lf = leaf_filter(key, &lv);
@@ -916,11 +957,11 @@ superset_leaf(GBloomQuery *q, const void *key, MemoryContext mcxt)
 	if (lv.nbits == q->qv.nbits)
 		return bf_is_superset(&lv, &q->qv);
 	if (lv.nbits < q->qv.nbits)
-		return bf_is_superset(&lv, query_folded(q, nbits, mcxt));
+		return bf_is_superset(&lv, query_folded(q, nbits));
 
 	/* the leaf is larger: fold it to q's size */
 	if (q->scratch == NULL)
-		q->scratch = MemoryContextAlloc(mcxt, q->qv.nbits / 8);
+		q->scratch = MemoryContextAlloc(q->qcxt, q->qv.nbits / 8);
 	sv = lv;
 	sv.nbits = nbits;
 	sv.bits = q->scratch;
@@ -956,7 +997,7 @@ gbloom_consistent(PG_FUNCTION_ARGS)
 	if (GBK_IS_LEAF(key))
 	{
 		if (strategy == GBLOOM_STRAT_SUPERSET)
-			res = superset_leaf(q, key, fcinfo->flinfo->fn_mcxt);
+			res = superset_leaf(q, key);
 		else
 		{
 			bf_view		v;
@@ -970,8 +1011,7 @@ gbloom_consistent(PG_FUNCTION_ARGS)
 
 	check_sig_key((GBloomSig *) key, siglen);
 	if (strategy == GBLOOM_STRAT_SUPERSET)
-		res = superset_sig_consistent(q, (GBloomSig *) key, siglen,
-									  fcinfo->flinfo->fn_mcxt);
+		res = superset_sig_consistent(q, (GBloomSig *) key, siglen);
 	else
 		res = probe_sig_consistent(q, (GBloomSig *) key, siglen);
 	if (res && GIST_LEAF(entry))
