@@ -211,7 +211,11 @@ CREATE OPERATOR @extschema@.<<@ (
 );
 
 -- ---------------------------------------------------------------------
--- Equality: identical filters
+-- Equality and order: = holds for identical values (geometry, seed,
+-- family, add count and bits); the btree order is a total order that
+-- agrees with it, the stored bytes (the portable format with its checksum
+-- field zero) compared as bytea compares bytes.  It is not a subset order.
+-- The same for every type of the extension (bf_cmp.c).
 -- ---------------------------------------------------------------------
 
 CREATE FUNCTION @extschema@.bloom_eq(@extschema@.bloomfilter, @extschema@.bloomfilter)
@@ -232,7 +236,8 @@ CREATE OPERATOR @extschema@.= (
 	NEGATOR = OPERATOR(@extschema@.<>),
 	RESTRICT = pg_catalog.eqsel,
 	JOIN = pg_catalog.eqjoinsel,
-	HASHES
+	HASHES,
+	MERGES
 );
 
 CREATE OPERATOR @extschema@.<> (
@@ -245,11 +250,83 @@ CREATE OPERATOR @extschema@.<> (
 	JOIN = pg_catalog.neqjoinsel
 );
 
--- lets DISTINCT, GROUP BY and hash joins work on filters
+CREATE FUNCTION @extschema@.bloom_lt(@extschema@.bloomfilter, @extschema@.bloomfilter)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloomfilter_bytes_lt' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_le(@extschema@.bloomfilter, @extschema@.bloomfilter)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloomfilter_bytes_le' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_gt(@extschema@.bloomfilter, @extschema@.bloomfilter)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloomfilter_bytes_gt' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_ge(@extschema@.bloomfilter, @extschema@.bloomfilter)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloomfilter_bytes_ge' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_cmp(@extschema@.bloomfilter, @extschema@.bloomfilter)
+	RETURNS integer
+	AS 'MODULE_PATHNAME', 'bloomfilter_bytes_cmp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_hash_extended(@extschema@.bloomfilter, bigint)
+	RETURNS bigint
+	AS 'MODULE_PATHNAME', 'bloomfilter_bytes_hash_extended' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE OPERATOR @extschema@.< (
+	LEFTARG = @extschema@.bloomfilter,
+	RIGHTARG = @extschema@.bloomfilter,
+	FUNCTION = @extschema@.bloom_lt,
+	COMMUTATOR = OPERATOR(@extschema@.>),
+	NEGATOR = OPERATOR(@extschema@.>=),
+	RESTRICT = pg_catalog.scalarltsel,
+	JOIN = pg_catalog.scalarltjoinsel
+);
+
+CREATE OPERATOR @extschema@.<= (
+	LEFTARG = @extschema@.bloomfilter,
+	RIGHTARG = @extschema@.bloomfilter,
+	FUNCTION = @extschema@.bloom_le,
+	COMMUTATOR = OPERATOR(@extschema@.>=),
+	NEGATOR = OPERATOR(@extschema@.>),
+	RESTRICT = pg_catalog.scalarlesel,
+	JOIN = pg_catalog.scalarlejoinsel
+);
+
+CREATE OPERATOR @extschema@.> (
+	LEFTARG = @extschema@.bloomfilter,
+	RIGHTARG = @extschema@.bloomfilter,
+	FUNCTION = @extschema@.bloom_gt,
+	COMMUTATOR = OPERATOR(@extschema@.<),
+	NEGATOR = OPERATOR(@extschema@.<=),
+	RESTRICT = pg_catalog.scalargtsel,
+	JOIN = pg_catalog.scalargtjoinsel
+);
+
+CREATE OPERATOR @extschema@.>= (
+	LEFTARG = @extschema@.bloomfilter,
+	RIGHTARG = @extschema@.bloomfilter,
+	FUNCTION = @extschema@.bloom_ge,
+	COMMUTATOR = OPERATOR(@extschema@.<=),
+	NEGATOR = OPERATOR(@extschema@.<),
+	RESTRICT = pg_catalog.scalargesel,
+	JOIN = pg_catalog.scalargejoinsel
+);
+
+-- hashed DISTINCT, GROUP BY and hash joins
 CREATE OPERATOR CLASS @extschema@.bloomfilter_hash_ops
 	DEFAULT FOR TYPE @extschema@.bloomfilter USING hash AS
 	OPERATOR 1 @extschema@.= (@extschema@.bloomfilter, @extschema@.bloomfilter),
-	FUNCTION 1 @extschema@.bloom_hash(@extschema@.bloomfilter);
+	FUNCTION 1 @extschema@.bloom_hash(@extschema@.bloomfilter),
+	FUNCTION 2 @extschema@.bloom_hash_extended(@extschema@.bloomfilter, bigint);
+
+-- sorted DISTINCT, GROUP BY, ORDER BY, window partitions and merge joins;
+-- = is bitwise over the detoasted bytes, so btree deduplication is safe
+CREATE OPERATOR CLASS @extschema@.bloomfilter_btree_ops
+	DEFAULT FOR TYPE @extschema@.bloomfilter USING btree AS
+	OPERATOR 1 @extschema@.< (@extschema@.bloomfilter, @extschema@.bloomfilter),
+	OPERATOR 2 @extschema@.<= (@extschema@.bloomfilter, @extschema@.bloomfilter),
+	OPERATOR 3 @extschema@.= (@extschema@.bloomfilter, @extschema@.bloomfilter),
+	OPERATOR 4 @extschema@.>= (@extschema@.bloomfilter, @extschema@.bloomfilter),
+	OPERATOR 5 @extschema@.> (@extschema@.bloomfilter, @extschema@.bloomfilter),
+	FUNCTION 1 @extschema@.bloom_cmp(@extschema@.bloomfilter, @extschema@.bloomfilter),
+	FUNCTION 4 pg_catalog.btequalimage(oid);
 
 -- ---------------------------------------------------------------------
 -- Inspecting and estimating
@@ -988,3 +1065,333 @@ CREATE FUNCTION @extschema@.bloom_contains_all(@extschema@.bloomfilter, anyarray
 CREATE FUNCTION @extschema@.bloom_filter_array(@extschema@.bloomfilter, anyarray)
 	RETURNS anyarray
 	AS 'MODULE_PATHNAME', 'bloomfilter_filter_array' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- =====================================================================
+-- Equality and order of countingbloom, bloomwindow and scalablebloom:
+-- as bloomfilter's (see "Equality and order" above).  f = g compares
+-- whole values, counts and clocks included.
+-- =====================================================================
+
+-- ---- countingbloom ----
+
+CREATE FUNCTION @extschema@.bloom_eq(@extschema@.countingbloom, @extschema@.countingbloom)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloomfilter_bytes_eq' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_ne(@extschema@.countingbloom, @extschema@.countingbloom)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloomfilter_bytes_ne' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_hash(@extschema@.countingbloom)
+	RETURNS integer
+	AS 'MODULE_PATHNAME', 'bloomfilter_bytes_hash' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_lt(@extschema@.countingbloom, @extschema@.countingbloom)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloomfilter_bytes_lt' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_le(@extschema@.countingbloom, @extschema@.countingbloom)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloomfilter_bytes_le' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_gt(@extschema@.countingbloom, @extschema@.countingbloom)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloomfilter_bytes_gt' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_ge(@extschema@.countingbloom, @extschema@.countingbloom)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloomfilter_bytes_ge' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_cmp(@extschema@.countingbloom, @extschema@.countingbloom)
+	RETURNS integer
+	AS 'MODULE_PATHNAME', 'bloomfilter_bytes_cmp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_hash_extended(@extschema@.countingbloom, bigint)
+	RETURNS bigint
+	AS 'MODULE_PATHNAME', 'bloomfilter_bytes_hash_extended' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE OPERATOR @extschema@.< (
+	LEFTARG = @extschema@.countingbloom,
+	RIGHTARG = @extschema@.countingbloom,
+	FUNCTION = @extschema@.bloom_lt,
+	COMMUTATOR = OPERATOR(@extschema@.>),
+	NEGATOR = OPERATOR(@extschema@.>=),
+	RESTRICT = pg_catalog.scalarltsel,
+	JOIN = pg_catalog.scalarltjoinsel
+);
+
+CREATE OPERATOR @extschema@.<= (
+	LEFTARG = @extschema@.countingbloom,
+	RIGHTARG = @extschema@.countingbloom,
+	FUNCTION = @extschema@.bloom_le,
+	COMMUTATOR = OPERATOR(@extschema@.>=),
+	NEGATOR = OPERATOR(@extschema@.>),
+	RESTRICT = pg_catalog.scalarlesel,
+	JOIN = pg_catalog.scalarlejoinsel
+);
+
+CREATE OPERATOR @extschema@.> (
+	LEFTARG = @extschema@.countingbloom,
+	RIGHTARG = @extschema@.countingbloom,
+	FUNCTION = @extschema@.bloom_gt,
+	COMMUTATOR = OPERATOR(@extschema@.<),
+	NEGATOR = OPERATOR(@extschema@.<=),
+	RESTRICT = pg_catalog.scalargtsel,
+	JOIN = pg_catalog.scalargtjoinsel
+);
+
+CREATE OPERATOR @extschema@.>= (
+	LEFTARG = @extschema@.countingbloom,
+	RIGHTARG = @extschema@.countingbloom,
+	FUNCTION = @extschema@.bloom_ge,
+	COMMUTATOR = OPERATOR(@extschema@.<=),
+	NEGATOR = OPERATOR(@extschema@.<),
+	RESTRICT = pg_catalog.scalargesel,
+	JOIN = pg_catalog.scalargejoinsel
+);
+
+CREATE OPERATOR @extschema@.= (
+	LEFTARG = @extschema@.countingbloom,
+	RIGHTARG = @extschema@.countingbloom,
+	FUNCTION = @extschema@.bloom_eq,
+	COMMUTATOR = OPERATOR(@extschema@.=),
+	NEGATOR = OPERATOR(@extschema@.<>),
+	RESTRICT = pg_catalog.eqsel,
+	JOIN = pg_catalog.eqjoinsel,
+	HASHES,
+	MERGES
+);
+
+CREATE OPERATOR @extschema@.<> (
+	LEFTARG = @extschema@.countingbloom,
+	RIGHTARG = @extschema@.countingbloom,
+	FUNCTION = @extschema@.bloom_ne,
+	COMMUTATOR = OPERATOR(@extschema@.<>),
+	NEGATOR = OPERATOR(@extschema@.=),
+	RESTRICT = pg_catalog.neqsel,
+	JOIN = pg_catalog.neqjoinsel
+);
+
+CREATE OPERATOR CLASS @extschema@.countingbloom_hash_ops
+	DEFAULT FOR TYPE @extschema@.countingbloom USING hash AS
+	OPERATOR 1 @extschema@.= (@extschema@.countingbloom, @extschema@.countingbloom),
+	FUNCTION 1 @extschema@.bloom_hash(@extschema@.countingbloom),
+	FUNCTION 2 @extschema@.bloom_hash_extended(@extschema@.countingbloom, bigint);
+
+CREATE OPERATOR CLASS @extschema@.countingbloom_btree_ops
+	DEFAULT FOR TYPE @extschema@.countingbloom USING btree AS
+	OPERATOR 1 @extschema@.< (@extschema@.countingbloom, @extschema@.countingbloom),
+	OPERATOR 2 @extschema@.<= (@extschema@.countingbloom, @extschema@.countingbloom),
+	OPERATOR 3 @extschema@.= (@extschema@.countingbloom, @extschema@.countingbloom),
+	OPERATOR 4 @extschema@.>= (@extschema@.countingbloom, @extschema@.countingbloom),
+	OPERATOR 5 @extschema@.> (@extschema@.countingbloom, @extschema@.countingbloom),
+	FUNCTION 1 @extschema@.bloom_cmp(@extschema@.countingbloom, @extschema@.countingbloom),
+	FUNCTION 4 pg_catalog.btequalimage(oid);
+
+-- ---- bloomwindow ----
+
+CREATE FUNCTION @extschema@.bloom_eq(@extschema@.bloomwindow, @extschema@.bloomwindow)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloomfilter_bytes_eq' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_ne(@extschema@.bloomwindow, @extschema@.bloomwindow)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloomfilter_bytes_ne' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_hash(@extschema@.bloomwindow)
+	RETURNS integer
+	AS 'MODULE_PATHNAME', 'bloomfilter_bytes_hash' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_lt(@extschema@.bloomwindow, @extschema@.bloomwindow)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloomfilter_bytes_lt' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_le(@extschema@.bloomwindow, @extschema@.bloomwindow)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloomfilter_bytes_le' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_gt(@extschema@.bloomwindow, @extschema@.bloomwindow)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloomfilter_bytes_gt' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_ge(@extschema@.bloomwindow, @extschema@.bloomwindow)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloomfilter_bytes_ge' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_cmp(@extschema@.bloomwindow, @extschema@.bloomwindow)
+	RETURNS integer
+	AS 'MODULE_PATHNAME', 'bloomfilter_bytes_cmp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_hash_extended(@extschema@.bloomwindow, bigint)
+	RETURNS bigint
+	AS 'MODULE_PATHNAME', 'bloomfilter_bytes_hash_extended' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE OPERATOR @extschema@.< (
+	LEFTARG = @extschema@.bloomwindow,
+	RIGHTARG = @extschema@.bloomwindow,
+	FUNCTION = @extschema@.bloom_lt,
+	COMMUTATOR = OPERATOR(@extschema@.>),
+	NEGATOR = OPERATOR(@extschema@.>=),
+	RESTRICT = pg_catalog.scalarltsel,
+	JOIN = pg_catalog.scalarltjoinsel
+);
+
+CREATE OPERATOR @extschema@.<= (
+	LEFTARG = @extschema@.bloomwindow,
+	RIGHTARG = @extschema@.bloomwindow,
+	FUNCTION = @extschema@.bloom_le,
+	COMMUTATOR = OPERATOR(@extschema@.>=),
+	NEGATOR = OPERATOR(@extschema@.>),
+	RESTRICT = pg_catalog.scalarlesel,
+	JOIN = pg_catalog.scalarlejoinsel
+);
+
+CREATE OPERATOR @extschema@.> (
+	LEFTARG = @extschema@.bloomwindow,
+	RIGHTARG = @extschema@.bloomwindow,
+	FUNCTION = @extschema@.bloom_gt,
+	COMMUTATOR = OPERATOR(@extschema@.<),
+	NEGATOR = OPERATOR(@extschema@.<=),
+	RESTRICT = pg_catalog.scalargtsel,
+	JOIN = pg_catalog.scalargtjoinsel
+);
+
+CREATE OPERATOR @extschema@.>= (
+	LEFTARG = @extschema@.bloomwindow,
+	RIGHTARG = @extschema@.bloomwindow,
+	FUNCTION = @extschema@.bloom_ge,
+	COMMUTATOR = OPERATOR(@extschema@.<=),
+	NEGATOR = OPERATOR(@extschema@.<),
+	RESTRICT = pg_catalog.scalargesel,
+	JOIN = pg_catalog.scalargejoinsel
+);
+
+CREATE OPERATOR @extschema@.= (
+	LEFTARG = @extschema@.bloomwindow,
+	RIGHTARG = @extschema@.bloomwindow,
+	FUNCTION = @extschema@.bloom_eq,
+	COMMUTATOR = OPERATOR(@extschema@.=),
+	NEGATOR = OPERATOR(@extschema@.<>),
+	RESTRICT = pg_catalog.eqsel,
+	JOIN = pg_catalog.eqjoinsel,
+	HASHES,
+	MERGES
+);
+
+CREATE OPERATOR @extschema@.<> (
+	LEFTARG = @extschema@.bloomwindow,
+	RIGHTARG = @extschema@.bloomwindow,
+	FUNCTION = @extschema@.bloom_ne,
+	COMMUTATOR = OPERATOR(@extschema@.<>),
+	NEGATOR = OPERATOR(@extschema@.=),
+	RESTRICT = pg_catalog.neqsel,
+	JOIN = pg_catalog.neqjoinsel
+);
+
+CREATE OPERATOR CLASS @extschema@.bloomwindow_hash_ops
+	DEFAULT FOR TYPE @extschema@.bloomwindow USING hash AS
+	OPERATOR 1 @extschema@.= (@extschema@.bloomwindow, @extschema@.bloomwindow),
+	FUNCTION 1 @extschema@.bloom_hash(@extschema@.bloomwindow),
+	FUNCTION 2 @extschema@.bloom_hash_extended(@extschema@.bloomwindow, bigint);
+
+CREATE OPERATOR CLASS @extschema@.bloomwindow_btree_ops
+	DEFAULT FOR TYPE @extschema@.bloomwindow USING btree AS
+	OPERATOR 1 @extschema@.< (@extschema@.bloomwindow, @extschema@.bloomwindow),
+	OPERATOR 2 @extschema@.<= (@extschema@.bloomwindow, @extschema@.bloomwindow),
+	OPERATOR 3 @extschema@.= (@extschema@.bloomwindow, @extschema@.bloomwindow),
+	OPERATOR 4 @extschema@.>= (@extschema@.bloomwindow, @extschema@.bloomwindow),
+	OPERATOR 5 @extschema@.> (@extschema@.bloomwindow, @extschema@.bloomwindow),
+	FUNCTION 1 @extschema@.bloom_cmp(@extschema@.bloomwindow, @extschema@.bloomwindow),
+	FUNCTION 4 pg_catalog.btequalimage(oid);
+
+-- ---- scalablebloom ----
+
+CREATE FUNCTION @extschema@.bloom_eq(@extschema@.scalablebloom, @extschema@.scalablebloom)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloomfilter_bytes_eq' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_ne(@extschema@.scalablebloom, @extschema@.scalablebloom)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloomfilter_bytes_ne' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_hash(@extschema@.scalablebloom)
+	RETURNS integer
+	AS 'MODULE_PATHNAME', 'bloomfilter_bytes_hash' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_lt(@extschema@.scalablebloom, @extschema@.scalablebloom)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloomfilter_bytes_lt' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_le(@extschema@.scalablebloom, @extschema@.scalablebloom)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloomfilter_bytes_le' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_gt(@extschema@.scalablebloom, @extschema@.scalablebloom)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloomfilter_bytes_gt' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_ge(@extschema@.scalablebloom, @extschema@.scalablebloom)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloomfilter_bytes_ge' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_cmp(@extschema@.scalablebloom, @extschema@.scalablebloom)
+	RETURNS integer
+	AS 'MODULE_PATHNAME', 'bloomfilter_bytes_cmp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_hash_extended(@extschema@.scalablebloom, bigint)
+	RETURNS bigint
+	AS 'MODULE_PATHNAME', 'bloomfilter_bytes_hash_extended' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE OPERATOR @extschema@.< (
+	LEFTARG = @extschema@.scalablebloom,
+	RIGHTARG = @extschema@.scalablebloom,
+	FUNCTION = @extschema@.bloom_lt,
+	COMMUTATOR = OPERATOR(@extschema@.>),
+	NEGATOR = OPERATOR(@extschema@.>=),
+	RESTRICT = pg_catalog.scalarltsel,
+	JOIN = pg_catalog.scalarltjoinsel
+);
+
+CREATE OPERATOR @extschema@.<= (
+	LEFTARG = @extschema@.scalablebloom,
+	RIGHTARG = @extschema@.scalablebloom,
+	FUNCTION = @extschema@.bloom_le,
+	COMMUTATOR = OPERATOR(@extschema@.>=),
+	NEGATOR = OPERATOR(@extschema@.>),
+	RESTRICT = pg_catalog.scalarlesel,
+	JOIN = pg_catalog.scalarlejoinsel
+);
+
+CREATE OPERATOR @extschema@.> (
+	LEFTARG = @extschema@.scalablebloom,
+	RIGHTARG = @extschema@.scalablebloom,
+	FUNCTION = @extschema@.bloom_gt,
+	COMMUTATOR = OPERATOR(@extschema@.<),
+	NEGATOR = OPERATOR(@extschema@.<=),
+	RESTRICT = pg_catalog.scalargtsel,
+	JOIN = pg_catalog.scalargtjoinsel
+);
+
+CREATE OPERATOR @extschema@.>= (
+	LEFTARG = @extschema@.scalablebloom,
+	RIGHTARG = @extschema@.scalablebloom,
+	FUNCTION = @extschema@.bloom_ge,
+	COMMUTATOR = OPERATOR(@extschema@.<=),
+	NEGATOR = OPERATOR(@extschema@.<),
+	RESTRICT = pg_catalog.scalargesel,
+	JOIN = pg_catalog.scalargejoinsel
+);
+
+CREATE OPERATOR @extschema@.= (
+	LEFTARG = @extschema@.scalablebloom,
+	RIGHTARG = @extschema@.scalablebloom,
+	FUNCTION = @extschema@.bloom_eq,
+	COMMUTATOR = OPERATOR(@extschema@.=),
+	NEGATOR = OPERATOR(@extschema@.<>),
+	RESTRICT = pg_catalog.eqsel,
+	JOIN = pg_catalog.eqjoinsel,
+	HASHES,
+	MERGES
+);
+
+CREATE OPERATOR @extschema@.<> (
+	LEFTARG = @extschema@.scalablebloom,
+	RIGHTARG = @extschema@.scalablebloom,
+	FUNCTION = @extschema@.bloom_ne,
+	COMMUTATOR = OPERATOR(@extschema@.<>),
+	NEGATOR = OPERATOR(@extschema@.=),
+	RESTRICT = pg_catalog.neqsel,
+	JOIN = pg_catalog.neqjoinsel
+);
+
+CREATE OPERATOR CLASS @extschema@.scalablebloom_hash_ops
+	DEFAULT FOR TYPE @extschema@.scalablebloom USING hash AS
+	OPERATOR 1 @extschema@.= (@extschema@.scalablebloom, @extschema@.scalablebloom),
+	FUNCTION 1 @extschema@.bloom_hash(@extschema@.scalablebloom),
+	FUNCTION 2 @extschema@.bloom_hash_extended(@extschema@.scalablebloom, bigint);
+
+CREATE OPERATOR CLASS @extschema@.scalablebloom_btree_ops
+	DEFAULT FOR TYPE @extschema@.scalablebloom USING btree AS
+	OPERATOR 1 @extschema@.< (@extschema@.scalablebloom, @extschema@.scalablebloom),
+	OPERATOR 2 @extschema@.<= (@extschema@.scalablebloom, @extschema@.scalablebloom),
+	OPERATOR 3 @extschema@.= (@extschema@.scalablebloom, @extschema@.scalablebloom),
+	OPERATOR 4 @extschema@.>= (@extschema@.scalablebloom, @extschema@.scalablebloom),
+	OPERATOR 5 @extschema@.> (@extschema@.scalablebloom, @extschema@.scalablebloom),
+	FUNCTION 1 @extschema@.bloom_cmp(@extschema@.scalablebloom, @extschema@.scalablebloom),
+	FUNCTION 4 pg_catalog.btequalimage(oid);
