@@ -75,8 +75,13 @@ CREATE FUNCTION @extschema@.bloomfilter_contsel(internal, oid, internal, integer
 -- Adding and probing
 -- ---------------------------------------------------------------------
 
+-- Keys are anycompatible rather than anyelement so that an untyped literal
+-- resolves to text (f + 'abc', f @> 'abc') while every typed value keeps
+-- its own type.  Text overloads would have done the first, but they also
+-- catch every type with an implicit cast to text (citext, "char") and would
+-- hash it as text, whose = is not that type's.
 -- not STRICT: a NULL element leaves the filter as it is
-CREATE FUNCTION @extschema@.bloom_add(@extschema@.bloomfilter, anyelement)
+CREATE FUNCTION @extschema@.bloom_add(@extschema@.bloomfilter, anycompatible)
 	RETURNS @extschema@.bloomfilter
 	AS 'MODULE_PATHNAME', 'bloomfilter_add' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
@@ -84,61 +89,25 @@ CREATE FUNCTION @extschema@.bloom_add_all(@extschema@.bloomfilter, anyarray)
 	RETURNS @extschema@.bloomfilter
 	AS 'MODULE_PATHNAME', 'bloomfilter_add_all' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
-CREATE FUNCTION @extschema@.bloom_contains(@extschema@.bloomfilter, anyelement)
+CREATE FUNCTION @extschema@.bloom_contains(@extschema@.bloomfilter, anycompatible)
 	RETURNS boolean
 	AS 'MODULE_PATHNAME', 'bloomfilter_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
 	SUPPORT @extschema@.bloomfilter_support;
 
-CREATE FUNCTION @extschema@.bloom_contained_in(anyelement, @extschema@.bloomfilter)
-	RETURNS boolean
-	AS 'MODULE_PATHNAME', 'bloomfilter_contained_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
-	SUPPORT @extschema@.bloomfilter_support;
-
--- text overloads: an untyped literal (f + 'abc', f @> 'abc') resolves to
--- text, as users expect, instead of failing polymorphic resolution
-CREATE FUNCTION @extschema@.bloom_add(@extschema@.bloomfilter, text)
-	RETURNS @extschema@.bloomfilter
-	AS 'MODULE_PATHNAME', 'bloomfilter_add' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION @extschema@.bloom_contains(@extschema@.bloomfilter, text)
-	RETURNS boolean
-	AS 'MODULE_PATHNAME', 'bloomfilter_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
-	SUPPORT @extschema@.bloomfilter_support;
-CREATE FUNCTION @extschema@.bloom_contained_in(text, @extschema@.bloomfilter)
+CREATE FUNCTION @extschema@.bloom_contained_in(anycompatible, @extschema@.bloomfilter)
 	RETURNS boolean
 	AS 'MODULE_PATHNAME', 'bloomfilter_contained_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
 	SUPPORT @extschema@.bloomfilter_support;
 
 CREATE OPERATOR @extschema@.+ (
 	LEFTARG = @extschema@.bloomfilter,
-	RIGHTARG = text,
-	FUNCTION = @extschema@.bloom_add
-);
-CREATE OPERATOR @extschema@.@> (
-	LEFTARG = @extschema@.bloomfilter,
-	RIGHTARG = text,
-	FUNCTION = @extschema@.bloom_contains,
-	COMMUTATOR = OPERATOR(@extschema@.<@),
-	RESTRICT = @extschema@.bloomfilter_contsel,
-	JOIN = pg_catalog.contjoinsel
-);
-CREATE OPERATOR @extschema@.<@ (
-	LEFTARG = text,
-	RIGHTARG = @extschema@.bloomfilter,
-	FUNCTION = @extschema@.bloom_contained_in,
-	COMMUTATOR = OPERATOR(@extschema@.@>),
-	RESTRICT = @extschema@.bloomfilter_contsel,
-	JOIN = pg_catalog.contjoinsel
-);
-
-CREATE OPERATOR @extschema@.+ (
-	LEFTARG = @extschema@.bloomfilter,
-	RIGHTARG = anyelement,
+	RIGHTARG = anycompatible,
 	FUNCTION = @extschema@.bloom_add
 );
 
 CREATE OPERATOR @extschema@.@> (
 	LEFTARG = @extschema@.bloomfilter,
-	RIGHTARG = anyelement,
+	RIGHTARG = anycompatible,
 	FUNCTION = @extschema@.bloom_contains,
 	COMMUTATOR = OPERATOR(@extschema@.<@),
 	RESTRICT = @extschema@.bloomfilter_contsel,
@@ -146,7 +115,7 @@ CREATE OPERATOR @extschema@.@> (
 );
 
 CREATE OPERATOR @extschema@.<@ (
-	LEFTARG = anyelement,
+	LEFTARG = anycompatible,
 	RIGHTARG = @extschema@.bloomfilter,
 	FUNCTION = @extschema@.bloom_contained_in,
 	COMMUTATOR = OPERATOR(@extschema@.@>),
@@ -513,11 +482,10 @@ CREATE FUNCTION @extschema@.gbloom_options(internal)
 	RETURNS void
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
--- col @> x (through gbloom_key), col @> 'text', col @>> q
+-- col @> x (through gbloom_key), col @>> q
 CREATE OPERATOR CLASS @extschema@.bloomfilter_gist_ops
 	DEFAULT FOR TYPE @extschema@.bloomfilter USING gist AS
 	OPERATOR 1 @extschema@.@> (@extschema@.bloomfilter, @extschema@.gbloom_key),
-	OPERATOR 2 @extschema@.@> (@extschema@.bloomfilter, text),
 	OPERATOR 3 @extschema@.@>> (@extschema@.bloomfilter, @extschema@.bloomfilter),
 	FUNCTION 1 @extschema@.gbloom_consistent(internal, @extschema@.bloomfilter, smallint, oid, internal),
 	FUNCTION 2 @extschema@.gbloom_union(internal, internal),
@@ -586,75 +554,38 @@ CREATE FUNCTION @extschema@.cbloom_empty_counters(counters bigint, hashes int,
 	AS 'MODULE_PATHNAME', 'countingbloom_empty_counters' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 -- not STRICT: a NULL element leaves the filter as it is
-CREATE FUNCTION @extschema@.cbloom_add(@extschema@.countingbloom, anyelement)
+CREATE FUNCTION @extschema@.cbloom_add(@extschema@.countingbloom, anycompatible)
 	RETURNS @extschema@.countingbloom
 	AS 'MODULE_PATHNAME', 'countingbloom_add' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION @extschema@.cbloom_remove(@extschema@.countingbloom, anyelement)
+CREATE FUNCTION @extschema@.cbloom_remove(@extschema@.countingbloom, anycompatible)
 	RETURNS @extschema@.countingbloom
 	AS 'MODULE_PATHNAME', 'countingbloom_remove' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION @extschema@.cbloom_contains(@extschema@.countingbloom, anyelement)
+CREATE FUNCTION @extschema@.cbloom_contains(@extschema@.countingbloom, anycompatible)
 	RETURNS boolean
 	AS 'MODULE_PATHNAME', 'countingbloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION @extschema@.cbloom_contained_in(anyelement, @extschema@.countingbloom)
+CREATE FUNCTION @extschema@.cbloom_contained_in(anycompatible, @extschema@.countingbloom)
 	RETURNS boolean
 	AS 'MODULE_PATHNAME', 'countingbloom_contained_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION @extschema@.cbloom_count(@extschema@.countingbloom, anyelement)
-	RETURNS integer
-	AS 'MODULE_PATHNAME', 'countingbloom_count' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-
--- text overloads, so that an untyped literal resolves to text
-CREATE FUNCTION @extschema@.cbloom_add(@extschema@.countingbloom, text)
-	RETURNS @extschema@.countingbloom
-	AS 'MODULE_PATHNAME', 'countingbloom_add' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION @extschema@.cbloom_remove(@extschema@.countingbloom, text)
-	RETURNS @extschema@.countingbloom
-	AS 'MODULE_PATHNAME', 'countingbloom_remove' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION @extschema@.cbloom_contains(@extschema@.countingbloom, text)
-	RETURNS boolean
-	AS 'MODULE_PATHNAME', 'countingbloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION @extschema@.cbloom_contained_in(text, @extschema@.countingbloom)
-	RETURNS boolean
-	AS 'MODULE_PATHNAME', 'countingbloom_contained_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION @extschema@.cbloom_count(@extschema@.countingbloom, text)
+CREATE FUNCTION @extschema@.cbloom_count(@extschema@.countingbloom, anycompatible)
 	RETURNS integer
 	AS 'MODULE_PATHNAME', 'countingbloom_count' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 CREATE OPERATOR @extschema@.+ (
-	LEFTARG = @extschema@.countingbloom, RIGHTARG = text,
+	LEFTARG = @extschema@.countingbloom, RIGHTARG = anycompatible,
 	FUNCTION = @extschema@.cbloom_add
 );
 CREATE OPERATOR @extschema@.- (
-	LEFTARG = @extschema@.countingbloom, RIGHTARG = text,
+	LEFTARG = @extschema@.countingbloom, RIGHTARG = anycompatible,
 	FUNCTION = @extschema@.cbloom_remove
 );
 CREATE OPERATOR @extschema@.@> (
-	LEFTARG = @extschema@.countingbloom, RIGHTARG = text,
+	LEFTARG = @extschema@.countingbloom, RIGHTARG = anycompatible,
 	FUNCTION = @extschema@.cbloom_contains,
 	COMMUTATOR = OPERATOR(@extschema@.<@),
 	RESTRICT = pg_catalog.contsel, JOIN = pg_catalog.contjoinsel
 );
 CREATE OPERATOR @extschema@.<@ (
-	LEFTARG = text, RIGHTARG = @extschema@.countingbloom,
-	FUNCTION = @extschema@.cbloom_contained_in,
-	COMMUTATOR = OPERATOR(@extschema@.@>),
-	RESTRICT = pg_catalog.contsel, JOIN = pg_catalog.contjoinsel
-);
-CREATE OPERATOR @extschema@.+ (
-	LEFTARG = @extschema@.countingbloom, RIGHTARG = anyelement,
-	FUNCTION = @extschema@.cbloom_add
-);
-CREATE OPERATOR @extschema@.- (
-	LEFTARG = @extschema@.countingbloom, RIGHTARG = anyelement,
-	FUNCTION = @extschema@.cbloom_remove
-);
-CREATE OPERATOR @extschema@.@> (
-	LEFTARG = @extschema@.countingbloom, RIGHTARG = anyelement,
-	FUNCTION = @extschema@.cbloom_contains,
-	COMMUTATOR = OPERATOR(@extschema@.<@),
-	RESTRICT = pg_catalog.contsel, JOIN = pg_catalog.contjoinsel
-);
-CREATE OPERATOR @extschema@.<@ (
-	LEFTARG = anyelement, RIGHTARG = @extschema@.countingbloom,
+	LEFTARG = anycompatible, RIGHTARG = @extschema@.countingbloom,
 	FUNCTION = @extschema@.cbloom_contained_in,
 	COMMUTATOR = OPERATOR(@extschema@.@>),
 	RESTRICT = pg_catalog.contsel, JOIN = pg_catalog.contjoinsel
@@ -767,20 +698,12 @@ CREATE FUNCTION @extschema@.bloom_window_empty(width interval, buckets int DEFAU
 -- not STRICT: a NULL key or time leaves the window as it is.  The default
 -- time is now(), hence the functions themselves are IMMUTABLE (the result
 -- depends on the arguments only) while a call using the default is not.
-CREATE FUNCTION @extschema@.bloom_window_add(w @extschema@.bloomwindow, key anyelement,
-		at timestamptz DEFAULT now())
-	RETURNS @extschema@.bloomwindow
-	AS 'MODULE_PATHNAME', 'bloomwindow_add' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION @extschema@.bloom_window_add(w @extschema@.bloomwindow, key text,
+CREATE FUNCTION @extschema@.bloom_window_add(w @extschema@.bloomwindow, key anycompatible,
 		at timestamptz DEFAULT now())
 	RETURNS @extschema@.bloomwindow
 	AS 'MODULE_PATHNAME', 'bloomwindow_add' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
-CREATE FUNCTION @extschema@.bloom_window_contains(w @extschema@.bloomwindow, key anyelement,
-		at timestamptz DEFAULT now())
-	RETURNS boolean
-	AS 'MODULE_PATHNAME', 'bloomwindow_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION @extschema@.bloom_window_contains(w @extschema@.bloomwindow, key text,
+CREATE FUNCTION @extschema@.bloom_window_contains(w @extschema@.bloomwindow, key anycompatible,
 		at timestamptz DEFAULT now())
 	RETURNS boolean
 	AS 'MODULE_PATHNAME', 'bloomwindow_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
@@ -900,65 +823,35 @@ CREATE FUNCTION @extschema@.sbloom_empty(initial_capacity bigint DEFAULT 1000,
 	AS 'MODULE_PATHNAME', 'scalablebloom_empty' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 -- not STRICT: a NULL element leaves the filter as it is
-CREATE FUNCTION @extschema@.bloom_add(@extschema@.scalablebloom, anyelement)
-	RETURNS @extschema@.scalablebloom
-	AS 'MODULE_PATHNAME', 'scalablebloom_add' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION @extschema@.bloom_add(@extschema@.scalablebloom, text)
+CREATE FUNCTION @extschema@.bloom_add(@extschema@.scalablebloom, anycompatible)
 	RETURNS @extschema@.scalablebloom
 	AS 'MODULE_PATHNAME', 'scalablebloom_add' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION @extschema@.bloom_add_all(@extschema@.scalablebloom, anyarray)
 	RETURNS @extschema@.scalablebloom
 	AS 'MODULE_PATHNAME', 'scalablebloom_add_all' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
-CREATE FUNCTION @extschema@.bloom_contains(@extschema@.scalablebloom, anyelement)
+CREATE FUNCTION @extschema@.bloom_contains(@extschema@.scalablebloom, anycompatible)
 	RETURNS boolean
 	AS 'MODULE_PATHNAME', 'scalablebloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION @extschema@.bloom_contains(@extschema@.scalablebloom, text)
-	RETURNS boolean
-	AS 'MODULE_PATHNAME', 'scalablebloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION @extschema@.bloom_contained_in(anyelement, @extschema@.scalablebloom)
-	RETURNS boolean
-	AS 'MODULE_PATHNAME', 'scalablebloom_contained_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION @extschema@.bloom_contained_in(text, @extschema@.scalablebloom)
+CREATE FUNCTION @extschema@.bloom_contained_in(anycompatible, @extschema@.scalablebloom)
 	RETURNS boolean
 	AS 'MODULE_PATHNAME', 'scalablebloom_contained_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 CREATE OPERATOR @extschema@.+ (
 	LEFTARG = @extschema@.scalablebloom,
-	RIGHTARG = text,
-	FUNCTION = @extschema@.bloom_add
-);
-CREATE OPERATOR @extschema@.+ (
-	LEFTARG = @extschema@.scalablebloom,
-	RIGHTARG = anyelement,
+	RIGHTARG = anycompatible,
 	FUNCTION = @extschema@.bloom_add
 );
 CREATE OPERATOR @extschema@.@> (
 	LEFTARG = @extschema@.scalablebloom,
-	RIGHTARG = text,
+	RIGHTARG = anycompatible,
 	FUNCTION = @extschema@.bloom_contains,
 	COMMUTATOR = OPERATOR(@extschema@.<@),
 	RESTRICT = pg_catalog.contsel,
 	JOIN = pg_catalog.contjoinsel
 );
 CREATE OPERATOR @extschema@.<@ (
-	LEFTARG = text,
-	RIGHTARG = @extschema@.scalablebloom,
-	FUNCTION = @extschema@.bloom_contained_in,
-	COMMUTATOR = OPERATOR(@extschema@.@>),
-	RESTRICT = pg_catalog.contsel,
-	JOIN = pg_catalog.contjoinsel
-);
-CREATE OPERATOR @extschema@.@> (
-	LEFTARG = @extschema@.scalablebloom,
-	RIGHTARG = anyelement,
-	FUNCTION = @extschema@.bloom_contains,
-	COMMUTATOR = OPERATOR(@extschema@.<@),
-	RESTRICT = pg_catalog.contsel,
-	JOIN = pg_catalog.contjoinsel
-);
-CREATE OPERATOR @extschema@.<@ (
-	LEFTARG = anyelement,
+	LEFTARG = anycompatible,
 	RIGHTARG = @extschema@.scalablebloom,
 	FUNCTION = @extschema@.bloom_contained_in,
 	COMMUTATOR = OPERATOR(@extschema@.@>),

@@ -300,9 +300,14 @@ build_other(Oid base, Oid collation, Oid keytype, MemoryContext mcxt)
 	Oid			hashproc;
 	BloomEnc   *e;
 
-	/* cidr values are inet values (binary-coercible, compared as inet) */
+	/*
+	 * cidr values are inet values and bit values varbit values: the same
+	 * bytes, compared by one function
+	 */
 	if (base == CIDROID)
 		base = INETOID;
+	else if (base == BITOID)
+		base = VARBITOID;
 	initStringInfo(&sig);
 	if (equality_is_bitwise(base, collation))
 	{
@@ -398,16 +403,13 @@ bloom_enc_build(Oid typid, Oid collation, Node *hint, Oid keytype,
 			break;
 		case UNKNOWNOID:
 			/*
-			 * A literal left untyped in ROW(1, 'a'): comparing such rows
-			 * resolves it as text, and it is stored as a C string.
+			 * An untyped literal, given to the overloads that take unknown
+			 * (f + 'abc') or left in ROW(1, 'a'): SQL resolves it as text,
+			 * and it is stored as a C string.
 			 */
-			if (keytype != UNKNOWNOID)
-			{
-				check_text_collation(collation, keytype, base);
-				kind = BE_UNKNOWN, scalar = "text";
-				break;
-			}
-			/* FALLTHROUGH */
+			check_text_collation(collation, keytype, base);
+			kind = BE_UNKNOWN, scalar = "text";
+			break;
 		case InvalidOid:
 			ereport(ERROR,
 					(errcode(ERRCODE_INDETERMINATE_DATATYPE),
@@ -672,10 +674,32 @@ call_arg_hint(FunctionCallInfo fcinfo, int argno, Oid typid)
 							  PG_GETARG_DATUM(argno), false, typbyval);
 }
 
+/*
+ * The type a key had before an implicit binary-coercible cast: citext, for
+ * one, is relabelled text to reach the text overloads, but its = is not
+ * text's.  An explicit cast is the user's choice of equality and is kept.
+ */
+static Oid
+type_before_relabel(FunctionCallInfo fcinfo, int argno, Oid typid)
+{
+	Node	   *expr = call_arg_expr(fcinfo, argno);
+
+	while (expr != NULL && IsA(expr, RelabelType) &&
+		   ((RelabelType *) expr)->relabelformat == COERCE_IMPLICIT_CAST)
+	{
+		expr = (Node *) ((RelabelType *) expr)->arg;
+		typid = exprType(expr);
+	}
+	return typid;
+}
+
 void
 bloom_key_type_for_arg(BloomKeyType *kt, FunctionCallInfo fcinfo, int argno)
 {
 	Oid			typid = get_fn_expr_argtype(fcinfo->flinfo, argno);
+
+	if (OidIsValid(typid))
+		typid = type_before_relabel(fcinfo, argno, typid);
 
 	if (!OidIsValid(typid))
 		ereport(ERROR,
@@ -688,7 +712,8 @@ bloom_key_type_for_arg(BloomKeyType *kt, FunctionCallInfo fcinfo, int argno)
 void
 bloom_key_type_for_elements(BloomKeyType *kt, FunctionCallInfo fcinfo, int argno)
 {
-	Oid			arrtype = get_fn_expr_argtype(fcinfo->flinfo, argno);
+	Oid			arrtype = type_before_relabel(fcinfo, argno,
+											  get_fn_expr_argtype(fcinfo->flinfo, argno));
 	Oid			elemtype = get_element_type(getBaseType(arrtype));
 
 	if (!OidIsValid(elemtype))

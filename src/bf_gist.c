@@ -93,7 +93,7 @@ extern PGDLLEXPORT Datum bloomfilter_contains_filter(PG_FUNCTION_ARGS);
 
 /* Strategies (the operator class in the install script) */
 #define GBLOOM_STRAT_KEY		1	/* @>(bloomfilter, gbloom_key) */
-#define GBLOOM_STRAT_TEXT		2	/* @>(bloomfilter, text) */
+/* strategy 2, @>(bloomfilter, text), is no more: text keys are boxed too */
 #define GBLOOM_STRAT_SUPERSET	3	/* @>>(bloomfilter, bloomfilter) */
 
 /*
@@ -581,6 +581,7 @@ typedef struct GBloomQuery
 
 	/* the type of the keys, kept from query to query */
 	Oid			kt_typid;		/* InvalidOid until kt is set */
+	Oid			kt_collation;	/* the collation kt was built under */
 	BloomKeyType kt;
 
 	/* ---- from here on, the state of one query datum ---- */
@@ -669,34 +670,30 @@ query_state(FunctionCallInfo fcinfo, Datum query, int strategy)
 	}
 	else
 	{
-		if (strategy == GBLOOM_STRAT_TEXT)
-		{
-			typid = TEXTOID;
-			q->value = PointerGetDatum(PG_DETOAST_DATUM_COPY(query));
-		}
-		else
-			q->value = unbox_key(query, &typid);
+		q->value = unbox_key(query, &typid);
 
 		/*
 		 * Records are looked at per value: the row type (and so the key
 		 * family) comes from the value itself.
 		 */
-		if (typid != q->kt_typid || typid == RECORDOID)
+		if (typid != q->kt_typid || typid == RECORDOID ||
+			PG_GET_COLLATION() != q->kt_collation)
 		{
 			q->kt_typid = InvalidOid;
 			MemoryContextReset(q->typecxt);
 			MemoryContextSwitchTo(q->typecxt);
 
 			/*
-			 * The index column has no collation to pass on; a key of type
+			 * The scan key carries the clause's collation; a key of type
 			 * record tells its columns through its value.
 			 */
-			bloom_key_type_init(&q->kt, typid, InvalidOid,
+			bloom_key_type_init(&q->kt, typid, PG_GET_COLLATION(),
 								typid == RECORDOID ?
 								(Node *) makeConst(RECORDOID, -1, InvalidOid, -1,
 												   q->value, false, false) : NULL,
 								q->typecxt);
 			q->kt_typid = typid;
+			q->kt_collation = PG_GET_COLLATION();
 		}
 	}
 	MemoryContextSwitchTo(old);
@@ -987,7 +984,7 @@ gbloom_consistent(PG_FUNCTION_ARGS)
 	GBloomQuery *q;
 	bool		res;
 
-	if (strategy != GBLOOM_STRAT_KEY && strategy != GBLOOM_STRAT_TEXT &&
+	if (strategy != GBLOOM_STRAT_KEY &&
 		strategy != GBLOOM_STRAT_SUPERSET)
 		elog(ERROR, "unrecognized bloomfilter GiST strategy number %d", strategy);
 

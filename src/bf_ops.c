@@ -308,6 +308,9 @@ check_element_family(const BloomProbeCache *c, const bf_view *v)
 	if (v->family == BF_FAMILY_NONE ||
 		(v->family == c->key.family && v->type_tag == c->key.type_tag))
 		return;
+	/* the columns of whole arrays of records cannot be known here */
+	if (getBaseType(get_element_type(c->array_type)) == RECORDOID)
+		return;
 	bloom_key_type_init(&whole, c->array_type, InvalidOid, NULL, CurrentMemoryContext);
 	if (v->family == whole.family && v->type_tag == whole.type_tag)
 		ereport(ERROR,

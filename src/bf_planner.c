@@ -254,14 +254,6 @@ index_condition(SupportRequestIndexCondition *req)
 		cond = make_opclause(opno, BOOLOID, false, (Expr *) col, (Expr *) other,
 							 InvalidOid, InvalidOid);
 	}
-	else if (exprType(other) == TEXTOID)
-	{
-		opno = lookup_operator(nspname, "@>", bftype, TEXTOID);
-		if (!OidIsValid(opno) || !op_in_opfamily(opno, req->opfamily))
-			return NIL;
-		cond = make_opclause(opno, BOOLOID, false, (Expr *) col, (Expr *) other,
-							 InvalidOid, inputcollid);
-	}
 	else
 	{
 		Oid			keytype = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
@@ -283,8 +275,9 @@ index_condition(SupportRequestIndexCondition *req)
 		box = (Expr *) makeFuncExpr(boxfn, keytype, list_make1(other),
 									InvalidOid, exprCollation(other),
 									COERCE_EXPLICIT_CALL);
+		/* the clause's collation reaches the scan key, and so the key's hash */
 		cond = make_opclause(opno, BOOLOID, false, (Expr *) col, box,
-							 InvalidOid, InvalidOid);
+							 InvalidOid, inputcollid);
 	}
 
 	/* the condition is the call itself: exact, no need to keep the call */
