@@ -591,7 +591,11 @@ typedef struct GBloomQuery
  * across rescans, and a runtime key (a nested loop's parameter) is often
  * rebuilt at the same address with new contents, so the cache is keyed on
  * the datum's bytes, compared in full (as pg_trgm does).  For a superset
- * query that costs no more than the exact test of one leaf.
+ * query that costs no more than the exact test of one leaf.  A query that
+ * is a TOAST pointer is compared as the pointer's bytes: its identity.
+ * The key (the bytes) is written last, so a build that fails (an ERROR
+ * for a key type, a damaged filter) leaves no state that a later call
+ * with the same query would take as built.
  */
 static GBloomQuery *
 query_state(FunctionCallInfo fcinfo, Datum query, int strategy)
@@ -611,7 +615,8 @@ query_state(FunctionCallInfo fcinfo, Datum query, int strategy)
 	else
 	{
 		/* a new query (a nested loop may bring millions): free the old */
-		pfree(q->qbytes);
+		if (q->qbytes != NULL)
+			pfree(q->qbytes);
 		if (q->value_copied)
 			pfree(DatumGetPointer(q->value));
 		if (q->qf != NULL)
@@ -626,10 +631,7 @@ query_state(FunctionCallInfo fcinfo, Datum query, int strategy)
 			pfree(q->scratch);
 		memset(q, 0, sizeof(GBloomQuery));
 	}
-	q->strategy = strategy;
-	q->qlen = len;
-	q->qbytes = palloc(len);
-	memcpy(q->qbytes, ptr, len);
+	fcinfo->flinfo->fn_extra = q;
 
 	if (strategy == GBLOOM_STRAT_SUPERSET)
 	{
@@ -651,8 +653,11 @@ query_state(FunctionCallInfo fcinfo, Datum query, int strategy)
 		q->value_copied = !get_typbyval(typid);
 		bloom_key_type_init(&q->kt, typid, fcinfo->flinfo->fn_mcxt);
 	}
+	q->qbytes = palloc(len);
+	memcpy(q->qbytes, ptr, len);
+	q->strategy = strategy;
+	q->qlen = len;
 	MemoryContextSwitchTo(old);
-	fcinfo->flinfo->fn_extra = q;
 	return q;
 }
 
@@ -1145,11 +1150,17 @@ gbloom_penalty(PG_FUNCTION_ARGS)
 			c = palloc0(sizeof(GBloomPenaltyCache));
 		else
 		{
-			pfree(c->bytes);
-			pfree(c->sig);
+			if (c->bytes != NULL)
+				pfree(c->bytes);
+			if (c->sig != NULL)
+				pfree(c->sig);
+			c->bytes = NULL;
+			c->sig = NULL;
 		}
-		c->siglen = siglen;
-		c->len = newlen;
+		/* not a match for anything until it is complete */
+		c->len = 0;
+		c->siglen = 0;
+		fcinfo->flinfo->fn_extra = c;
 		c->bytes = palloc(newlen);
 		memcpy(c->bytes, newkey, newlen);
 		c->sig = palloc(siglen);
@@ -1160,7 +1171,8 @@ gbloom_penalty(PG_FUNCTION_ARGS)
 			memcpy(c->sig, c->s.sig, siglen);
 			c->s.sig = c->sig;
 		}
-		fcinfo->flinfo->fn_extra = c;
+		c->siglen = siglen;
+		c->len = newlen;
 		MemoryContextSwitchTo(old);
 	}
 
