@@ -601,10 +601,19 @@ static GBloomQuery *
 query_state(FunctionCallInfo fcinfo, Datum query, int strategy)
 {
 	GBloomQuery *q = (GBloomQuery *) fcinfo->flinfo->fn_extra;
-	Pointer		ptr = DatumGetPointer(query);
-	Size		len = VARSIZE_ANY(ptr);
+	Pointer		ptr;
+	Size		len;
 	MemoryContext old;
 
+	/*
+	 * A pointer to memory (an expanded or indirect value) would compare
+	 * equal with other contents behind it: compare the value itself.
+	 */
+	if (VARATT_IS_EXTERNAL(DatumGetPointer(query)) &&
+		!VARATT_IS_EXTERNAL_ONDISK(DatumGetPointer(query)))
+		query = PointerGetDatum(PG_DETOAST_DATUM_PACKED(query));
+	ptr = DatumGetPointer(query);
+	len = VARSIZE_ANY(ptr);
 	if (q != NULL && q->strategy == strategy && q->qlen == len &&
 		memcmp(q->qbytes, ptr, len) == 0)
 		return q;
