@@ -380,8 +380,12 @@ probe_filter(FunctionCallInfo fcinfo, int filterarg, int keyarg,
 		{
 			struct varlena *t = PG_DETOAST_DATUM(d);
 
+			/* never a freed copy left behind if the allocation fails */
 			if (c->flat != NULL)
+			{
 				pfree(c->flat);
+				c->flat = NULL;
+			}
 			c->flat = MemoryContextAllocHuge(fcinfo->flinfo->fn_mcxt, VARSIZE(t));
 			memcpy(c->flat, t, VARSIZE(t));
 			c->valueid = ext.va_valueid;

@@ -618,17 +618,30 @@ typedef struct GBloomQuery
  * across rescans, and a runtime key (a nested loop's parameter) is often
  * rebuilt at the same address with new contents, so the cache is keyed on
  * the datum's bytes, compared in full (as pg_trgm does).  For a superset
- * query that costs no more than the exact test of one leaf.
+ * query that costs no more than the exact test of one leaf.  A query that
+ * is a TOAST pointer is compared as the pointer's bytes: its identity.
+ * The key (the bytes) is written last, so a build that fails (an ERROR
+ * for a key type, a damaged filter) leaves no state that a later call
+ * with the same query would take as built.
  */
 static GBloomQuery *
 query_state(FunctionCallInfo fcinfo, Datum query, int strategy)
 {
 	GBloomQuery *q = (GBloomQuery *) fcinfo->flinfo->fn_extra;
-	Pointer		ptr = DatumGetPointer(query);
-	Size		len = VARSIZE_ANY(ptr);
+	Pointer		ptr;
+	Size		len;
 	MemoryContext old;
 	Oid			typid;
 
+	/*
+	 * A pointer to memory (an expanded or indirect value) would compare
+	 * equal with other contents behind it: compare the value itself.
+	 */
+	if (VARATT_IS_EXTERNAL(DatumGetPointer(query)) &&
+		!VARATT_IS_EXTERNAL_ONDISK(DatumGetPointer(query)))
+		query = PointerGetDatum(PG_DETOAST_DATUM_PACKED(query));
+	ptr = DatumGetPointer(query);
+	len = VARSIZE_ANY(ptr);
 	if (q != NULL && q->strategy == strategy && q->qlen == len &&
 		memcmp(q->qbytes, ptr, len) == 0)
 		return q;
@@ -696,6 +709,10 @@ query_state(FunctionCallInfo fcinfo, Datum query, int strategy)
 			q->kt_collation = PG_GET_COLLATION();
 		}
 	}
+	q->qbytes = palloc(len);
+	memcpy(q->qbytes, ptr, len);
+	q->strategy = strategy;
+	q->qlen = len;
 	MemoryContextSwitchTo(old);
 	q->qlen = len;
 	q->strategy = strategy;
@@ -1193,11 +1210,17 @@ gbloom_penalty(PG_FUNCTION_ARGS)
 			c = palloc0(sizeof(GBloomPenaltyCache));
 		else
 		{
-			pfree(c->bytes);
-			pfree(c->sig);
+			if (c->bytes != NULL)
+				pfree(c->bytes);
+			if (c->sig != NULL)
+				pfree(c->sig);
+			c->bytes = NULL;
+			c->sig = NULL;
 		}
-		c->siglen = siglen;
-		c->len = newlen;
+		/* not a match for anything until it is complete */
+		c->len = 0;
+		c->siglen = 0;
+		fcinfo->flinfo->fn_extra = c;
 		c->bytes = palloc(newlen);
 		memcpy(c->bytes, newkey, newlen);
 		c->sig = palloc(siglen);
@@ -1208,7 +1231,8 @@ gbloom_penalty(PG_FUNCTION_ARGS)
 			memcpy(c->sig, c->s.sig, siglen);
 			c->s.sig = c->sig;
 		}
-		fcinfo->flinfo->fn_extra = c;
+		c->siglen = siglen;
+		c->len = newlen;
 		MemoryContextSwitchTo(old);
 	}
 

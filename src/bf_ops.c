@@ -242,8 +242,18 @@ bloomfilter_add_all(PG_FUNCTION_ARGS)
  * that each blocked probe touches one cache line.
  *
  * A plain inline filter (a constant, a parameter, a small stored filter) is
- * read in place; its view is kept with the address and header bytes it
- * came from: the same header at the same address gives the same view.
+ * read in place; its view is kept with the address and the bytes it was
+ * decoded from, the varlena header and the filter header, all compared on
+ * every call.  The view is a function of those bytes and the address
+ * only (its bits pointer is the address plus a constant; the bits are
+ * never kept), so another value at the same address, as a sort, a group
+ * or a nested loop brings, is read right: with the same header it has the
+ * same geometry and its own bits are probed, with another it is decoded
+ * again.
+ *
+ * A failed load (a family ERROR, a damaged value, out of memory) leaves
+ * nothing kept: the source is set last, so a call after a caught ERROR
+ * never finds half of another filter's state.
  */
 typedef enum BloomProbeSource
 {
@@ -267,8 +277,8 @@ typedef struct BloomProbeCache
 	Oid			valueid;
 	struct varlena *compressed; /* BPS_COMPRESSED: copy of the raw bytes */
 	void	   *flat_alloc;		/* BPS_TOAST, BPS_COMPRESSED: the copy */
-	const struct varlena *inline_ptr;	/* BPS_INLINE */
-	uint8		inline_header[VARHDRSZ + BF_HEADER_SIZE];
+	const struct varlena *inline_ptr;	/* BPS_INLINE: the address, the */
+	uint8		inline_header[VARHDRSZ + BF_HEADER_SIZE];	/* bytes read */
 } BloomProbeCache;
 
 /*
@@ -322,15 +332,21 @@ check_element_family(const BloomProbeCache *c, const bf_view *v)
 				 errhint("To probe for an array as one key, use bloom_contains(f, array).")));
 }
 
-/* Makes v the cached filter; family errors are raised here, once. */
+/*
+ * Makes v the cached filter; family errors are raised here, once, before
+ * anything is kept.
+ */
 static void
 probe_cache_set(BloomProbeCache *c, BloomProbeSource source, const bf_view *v)
 {
+	bool		has_keys;
+
 	if (OidIsValid(c->array_type))
 		check_element_family(c, v);
-	c->source = source;
+	has_keys = bloom_check_family(v, &c->key);
 	c->view = *v;
-	c->has_keys = bloom_check_family(v, &c->key);
+	c->has_keys = has_keys;
+	c->source = source;
 }
 
 /* Copies a detoasted filter into fn_mcxt with its bit array 64-byte aligned. */
@@ -359,6 +375,8 @@ probe_cache_load(FunctionCallInfo fcinfo, BloomProbeCache *c, Datum d)
 	struct varlena *raw = (struct varlena *) DatumGetPointer(d);
 	bf_view		v;
 
+	/* nothing is kept until the new filter is */
+	c->source = BPS_NONE;
 	if (VARATT_IS_EXTERNAL_ONDISK(raw))
 	{
 		struct varatt_external ext;
@@ -378,14 +396,17 @@ probe_cache_load(FunctionCallInfo fcinfo, BloomProbeCache *c, Datum d)
 		struct varlena *f = aligned_copy(fcinfo, c, PG_DETOAST_DATUM(d));
 
 		if (c->compressed != NULL)
+		{
 			pfree(c->compressed);
+			c->compressed = NULL;
+		}
 		c->compressed = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, VARSIZE(raw));
 		memcpy(c->compressed, raw, VARSIZE(raw));
 		bloomfilter_view(f, &v);
 		probe_cache_set(c, BPS_COMPRESSED, &v);
 		return;
 	}
-	if (!VARATT_IS_EXTENDED(raw))
+	if (VARATT_IS_4B_U(raw))
 	{
 		bloomfilter_view(raw, &v);
 		c->inline_ptr = raw;
@@ -407,7 +428,9 @@ probe_cache_hit(const BloomProbeCache *c, Datum d)
 	switch (c->source)
 	{
 		case BPS_INLINE:
-			return raw == c->inline_ptr &&
+			/* the length first: the header compare must not read past raw */
+			return raw == c->inline_ptr && VARATT_IS_4B_U(raw) &&
+				VARSIZE(raw) == VARSIZE(c->inline_header) &&
 				memcmp(raw, c->inline_header, VARHDRSZ + BF_HEADER_SIZE) == 0;
 		case BPS_TOAST:
 			if (VARATT_IS_EXTERNAL_ONDISK(raw))

@@ -490,112 +490,242 @@ scalablebloom_add_all(PG_FUNCTION_ARGS)
 /* ---- probing ---- */
 
 /*
- * Per-call-site state of a probe: the key type and the container last
- * seen, decoded.  As for bloomfilter (bf_ops.c), a container read from a
- * table is detoasted once and kept, keyed on its TOAST pointer or its
- * compressed bytes; an inline one is read in place and recognized by its
- * address and header bytes (which include the count of adds).
+ * Per-call-site state of a probe: the key type and what a probe needs of
+ * the container last seen, its shape: the seed, whether it holds keys of
+ * this call's family, and each sub-filter's geometry (layout, k, m) and
+ * where its bits are.
+ *
+ * A container read from a table is detoasted once into a copy of our own,
+ * kept while the same value comes back: recognized by its TOAST pointer's
+ * identity (stored values never change; a changed one gets a new value id)
+ * or, compressed inside the row, by its compressed bytes compared in full.
+ *
+ * A container passed in place (a constant, a parameter, a value computed
+ * by the query) is read in place, and an address is no identity: a sort,
+ * a group or a nested loop reuses one address for value after value.  So
+ * nothing is assumed from the address: every call compares the bytes the
+ * shape was decoded from (the length, the container header, and at each
+ * sub-filter's offset its magic, version, layout, k and m, the offsets
+ * following from the m before them) with the value now passed.  If they
+ * agree, a fresh decoding would give the same shape, and only the bits'
+ * addresses are moved onto this value; if not, it is decoded again.  The
+ * container header alone is not enough: two containers with equal headers
+ * can hold sub-filters of other sizes or k (a union's entries come from
+ * containers of other initial capacities), and probing one with the
+ * other's geometry loses keys.  The comparison costs two words per
+ * sub-filter, a few percent of a probe that tests every sub-filter.
  */
+typedef enum SbloomProbeSource
+{
+	SPS_NONE,					/* nothing kept: decode the next value */
+	SPS_TOAST,
+	SPS_COMPRESSED,
+	SPS_INPLACE
+} SbloomProbeSource;
+
+/*
+ * Where a sub-filter lies and the bytes its geometry is read from: the
+ * first 8 bytes of its BLMF header (magic, version, layout, k) and its m,
+ * as they are stored (compared as two words).
+ */
+typedef struct SbloomShapeEntry
+{
+	size_t		off;			/* of the BLMF header, from the start of the
+								 * varlena */
+	uint64		head;			/* bytes 0..7 of the BLMF header */
+	uint64		nbits;			/* bytes 16..23 */
+} SbloomShapeEntry;
+
 typedef struct SbloomProbeCache
 {
 	BloomKeyType key;
-	int			source;			/* 0 none, 1 TOAST, 2 compressed, 3 inline */
+	SbloomProbeSource source;
+	/* SPS_TOAST */
 	Oid			toastrelid;
 	Oid			valueid;
+	/* SPS_COMPRESSED: a copy of the compressed bytes */
 	struct varlena *compressed;
-	struct varlena *copy;		/* detoasted copy, for TOAST and compressed */
-	const struct varlena *inline_ptr;
-	uint8		inline_header[VARHDRSZ + BFS_HEADER_SIZE];
-	Sbloom		s;
-	bool		has_keys;
+	/* SPS_TOAST, SPS_COMPRESSED: the detoasted copy the views point into */
+	struct varlena *copy;
+	/* SPS_INPLACE: the value the views point into, its length and header */
+	const struct varlena *base;
+	uint32		inplace_size;
+	uint8		inplace_header[BFS_HEADER_SIZE];
+
+	/* the shape */
+	uint64		seed;
+	bool		has_keys;		/* holds keys of this call's family */
+	uint32		nfilters;
+	SbloomShapeEntry *shape;	/* each sub-filter's place and geometry */
+	bf_view    *views;			/* layout, hashes, nbits and bits only */
 } SbloomProbeCache;
 
+/* Takes the shape of the container s decoded from datum d. */
 static void
+probe_cache_take(FunctionCallInfo fcinfo, SbloomProbeCache *c,
+				 const Sbloom *s)
+{
+	const uint8 *base = (const uint8 *) s->datum;
+	bf_view		fv = {0};
+
+	if (c->views != NULL)
+		pfree(c->views);
+	if (c->shape != NULL)
+		pfree(c->shape);
+	c->views = NULL;
+	c->shape = NULL;
+	c->nfilters = 0;
+	c->views = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt,
+									  sizeof(bf_view) * s->h.nfilters);
+	c->shape = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt,
+								  sizeof(SbloomShapeEntry) * s->h.nfilters);
+	for (uint32 i = 0; i < s->h.nfilters; i++)
+	{
+		c->shape[i].off = s->e[i].filter - base;
+		memcpy(&c->shape[i].head, s->e[i].filter, sizeof(uint64));
+		memcpy(&c->shape[i].nbits, s->e[i].filter + BF_OFF_NBITS, sizeof(uint64));
+		c->views[i].layout = s->e[i].v.layout;
+		c->views[i].hashes = s->e[i].v.hashes;
+		c->views[i].nbits = s->e[i].v.nbits;
+		c->views[i].bits = s->e[i].v.bits;
+	}
+	c->nfilters = s->h.nfilters;
+	c->seed = s->h.seed;
+	fv.family = s->h.family;
+	fv.type_tag = s->h.type_tag;
+	c->has_keys = bloom_check_family(&fv, &c->key);
+}
+
+/* The slow path: a container other than the one kept. */
+static pg_noinline void
 probe_cache_load(FunctionCallInfo fcinfo, SbloomProbeCache *c, Datum d)
 {
 	struct varlena *raw = (struct varlena *) DatumGetPointer(d);
-	MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
-	bf_view		fv = {0};
+	MemoryContext old;
+	Sbloom		s;
 
-	if (c->s.e != NULL)
-		pfree(c->s.e);
-	c->s.e = NULL;
+	/* nothing is kept until the new container is (an ERROR may come) */
+	c->source = SPS_NONE;
 	if (c->copy != NULL)
 		pfree(c->copy);
 	c->copy = NULL;
-	c->source = 0;
+	if (c->compressed != NULL)
+		pfree(c->compressed);
+	c->compressed = NULL;
+
+	old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+	if (VARATT_IS_4B_U(raw))
+		sbloom_decode(raw, &s);
+	else
+	{
+		/* TOAST, compressed, a short header or an expanded object */
+		c->copy = PG_DETOAST_DATUM_COPY(d);
+		sbloom_decode(c->copy, &s);
+	}
+	probe_cache_take(fcinfo, c, &s);
+	pfree(s.e);
 
 	if (VARATT_IS_EXTERNAL_ONDISK(raw))
 	{
 		struct varatt_external ext;
 
 		VARATT_EXTERNAL_GET_POINTER(ext, raw);
-		c->copy = PG_DETOAST_DATUM_COPY(d);
-		sbloom_decode(c->copy, &c->s);
 		c->toastrelid = ext.va_toastrelid;
 		c->valueid = ext.va_valueid;
-		c->source = 1;
+		c->source = SPS_TOAST;
 	}
 	else if (VARATT_IS_COMPRESSED(raw))
 	{
-		c->copy = PG_DETOAST_DATUM_COPY(d);
-		sbloom_decode(c->copy, &c->s);
-		if (c->compressed != NULL)
-			pfree(c->compressed);
 		c->compressed = palloc(VARSIZE(raw));
 		memcpy(c->compressed, raw, VARSIZE(raw));
-		c->source = 2;
+		c->source = SPS_COMPRESSED;
 	}
-	else if (!VARATT_IS_EXTENDED(raw))
+	else if (VARATT_IS_4B_U(raw))
 	{
-		sbloom_decode(raw, &c->s);
-		c->inline_ptr = raw;
-		memcpy(c->inline_header, raw, VARHDRSZ + BFS_HEADER_SIZE);
-		c->source = 3;
-	}
-	else
-	{
-		/* a short header or an expanded object: decoded, not kept */
-		c->copy = PG_DETOAST_DATUM_COPY(d);
-		sbloom_decode(c->copy, &c->s);
+		c->base = raw;
+		c->inplace_size = VARSIZE(raw);
+		memcpy(c->inplace_header, VARDATA(raw), BFS_HEADER_SIZE);
+		c->source = SPS_INPLACE;
 	}
 	MemoryContextSwitchTo(old);
-	fv.family = c->s.h.family;
-	fv.type_tag = c->s.h.type_tag;
-	c->has_keys = bloom_check_family(&fv, &c->key);
 }
 
-static bool
-probe_cache_hit(const SbloomProbeCache *c, Datum d)
+/*
+ * Has the in-place value raw the shape kept?  Reads nothing past raw's
+ * end: the length is checked first, and each sub-filter's header lies
+ * where it lay in the value kept, of the same length, as long as the ones
+ * before it agree.
+ */
+static inline bool
+inplace_same_shape(const SbloomProbeCache *c, const struct varlena *raw)
+{
+	const uint8 *p = (const uint8 *) raw;
+	uint64		diff = 0;
+
+	if (!VARATT_IS_4B_U(raw) || VARSIZE(raw) != c->inplace_size ||
+		memcmp(VARDATA(raw), c->inplace_header, BFS_HEADER_SIZE) != 0)
+		return false;
+	/* no branch per sub-filter: the differences are gathered */
+	for (uint32 i = 0; i < c->nfilters; i++)
+	{
+		const uint8 *f = p + c->shape[i].off;
+		uint64		head;
+		uint64		nbits;
+
+		memcpy(&head, f, sizeof(uint64));
+		memcpy(&nbits, f + BF_OFF_NBITS, sizeof(uint64));
+		diff |= (head ^ c->shape[i].head) | (nbits ^ c->shape[i].nbits);
+	}
+	return diff == 0;
+}
+
+/* The shape of d, from the cache if d has the shape kept. */
+static inline void
+probe_cache_get(FunctionCallInfo fcinfo, SbloomProbeCache *c, Datum d)
 {
 	const struct varlena *raw = (const struct varlena *) DatumGetPointer(d);
 
 	switch (c->source)
 	{
-		case 1:
+		case SPS_INPLACE:
+			if (inplace_same_shape(c, raw))
+			{
+				if (raw != c->base)
+				{
+					/* the same shape elsewhere: move the bits there */
+					for (uint32 i = 0; i < c->nfilters; i++)
+						c->views[i].bits = (uint8 *) raw + c->shape[i].off + BF_HEADER_SIZE;
+					c->base = raw;
+				}
+				return;
+			}
+			break;
+		case SPS_TOAST:
 			if (VARATT_IS_EXTERNAL_ONDISK(raw))
 			{
 				struct varatt_external ext;
 
 				VARATT_EXTERNAL_GET_POINTER(ext, raw);
-				return ext.va_valueid == c->valueid && ext.va_toastrelid == c->toastrelid;
+				if (ext.va_valueid == c->valueid && ext.va_toastrelid == c->toastrelid)
+					return;
 			}
-			return false;
-		case 2:
-			return VARATT_IS_COMPRESSED(raw) && VARSIZE(raw) == VARSIZE(c->compressed) &&
-				memcmp(raw, c->compressed, VARSIZE(raw)) == 0;
-		case 3:
-			return raw == c->inline_ptr &&
-				memcmp(raw, c->inline_header, VARHDRSZ + BFS_HEADER_SIZE) == 0;
+			break;
+		case SPS_COMPRESSED:
+			if (VARATT_IS_COMPRESSED(raw) && VARSIZE(raw) == VARSIZE(c->compressed) &&
+				memcmp(raw, c->compressed, VARSIZE(raw)) == 0)
+				return;
+			break;
+		case SPS_NONE:
+			break;
 	}
-	return false;
+	probe_cache_load(fcinfo, c, d);
 }
 
 static bool
 probe(FunctionCallInfo fcinfo, int filterarg, int keyarg)
 {
 	SbloomProbeCache *c = (SbloomProbeCache *) fcinfo->flinfo->fn_extra;
-	Datum		d = PG_GETARG_DATUM(filterarg);
+	uint64		h;
 
 	if (unlikely(c == NULL))
 	{
@@ -603,12 +733,14 @@ probe(FunctionCallInfo fcinfo, int filterarg, int keyarg)
 		bloom_key_type_for_arg(&c->key, fcinfo, keyarg);
 		fcinfo->flinfo->fn_extra = c;
 	}
-	if (!probe_cache_hit(c, d))
-		probe_cache_load(fcinfo, c, d);
+	probe_cache_get(fcinfo, c, PG_GETARG_DATUM(filterarg));
 	if (!c->has_keys)
 		return false;
-	return bfs_probe_hash(c->s.e, c->s.h.nfilters,
-						  bloom_hash_fast(&c->key, PG_GETARG_DATUM(keyarg), c->s.h.seed));
+	h = bloom_hash_fast(&c->key, PG_GETARG_DATUM(keyarg), c->seed);
+	for (uint32 i = 0; i < c->nfilters; i++)
+		if (bf_probe_hash(&c->views[i], h))
+			return true;
+	return false;
 }
 
 /* bloom_contains(s, x), s @> x */
