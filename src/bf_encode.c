@@ -17,8 +17,6 @@
  */
 #include "bf_keyenc.h"
 
-#include <math.h>
-
 #include "access/hash.h"
 #include "access/htup_details.h"
 #include "access/nbtree.h"
@@ -746,43 +744,15 @@ bloom_key_type_cached(FunctionCallInfo fcinfo, int argno, bool is_array)
 	return kt;
 }
 
-/*
- * numeric_out gives the value at its display scale; strip trailing
- * fractional zeros (and a bare point) so that equal values encode alike.
- */
 static uint64
 numeric_hash(Datum value, uint64 seed)
 {
-	char	   *s = DatumGetCString(DirectFunctionCall1(numeric_out, value));
-	size_t		len = strlen(s);
-	uint64		h;
+	size_t		len;
+	char	   *s = bloom_numeric_text(value, &len);
+	uint64		h = bf_hash_bytes(seed, s, len);
 
-	if (memchr(s, '.', len) != NULL)
-	{
-		while (len > 0 && s[len - 1] == '0')
-			len--;
-		if (len > 0 && s[len - 1] == '.')
-			len--;
-	}
-	h = bf_hash_bytes(seed, s, len);
 	pfree(s);
 	return h;
-}
-
-static uint64
-double_hash(double d, uint64 seed)
-{
-	uint64		bits;
-
-	if (isnan(d))
-		bits = UINT64CONST(0x7ff8000000000000);
-	else
-	{
-		if (d == 0.0)
-			d = 0.0;			/* -0 == 0 */
-		memcpy(&bits, &d, sizeof(bits));
-	}
-	return bf_hash_int64(seed, (int64) bits);
 }
 
 /* Hashes the payload of a possibly toasted or short-header varlena. */
@@ -814,9 +784,9 @@ bloom_hash_value(const BloomKeyType *kt, Datum value, uint64 seed)
 		case BK_INT8:
 			return bf_hash_int64(seed, DatumGetInt64(value));
 		case BK_FLOAT4:
-			return double_hash((double) DatumGetFloat4(value), seed);
+			return bf_hash_int64(seed, (int64) bloom_double_bits((double) DatumGetFloat4(value)));
 		case BK_FLOAT8:
-			return double_hash(DatumGetFloat8(value), seed);
+			return bf_hash_int64(seed, (int64) bloom_double_bits(DatumGetFloat8(value)));
 		case BK_NUMERIC:
 			return numeric_hash(value, seed);
 		case BK_TEXT:

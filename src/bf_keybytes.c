@@ -144,39 +144,48 @@ bloom_append_utf8(StringInfo out, const char *str, size_t len)
 /*
  * A numeric by value: numeric_out's digits (never an exponent, "0." before
  * a fraction, no "-0") without trailing fractional zeros or a bare point,
- * so that 1.0 and 1.00 write "1".
+ * so that 1.0 and 1.00 write "1".  A palloc'd string; *len is the length
+ * to use.
  */
+char *
+bloom_numeric_text(Datum num, size_t *len)
+{
+	char	   *s = DatumGetCString(DirectFunctionCall1(numeric_out, num));
+	size_t		n = strlen(s);
+
+	if (memchr(s, '.', n) != NULL)
+	{
+		while (n > 0 && s[n - 1] == '0')
+			n--;
+		if (n > 0 && s[n - 1] == '.')
+			n--;
+	}
+	*len = n;
+	return s;
+}
+
 static void
 append_numeric(StringInfo out, Datum num)
 {
-	char	   *s = DatumGetCString(DirectFunctionCall1(numeric_out, num));
-	size_t		len = strlen(s);
+	size_t		len;
+	char	   *s = bloom_numeric_text(num, &len);
 
-	if (memchr(s, '.', len) != NULL)
-	{
-		while (len > 0 && s[len - 1] == '0')
-			len--;
-		if (len > 0 && s[len - 1] == '.')
-			len--;
-	}
 	appendBinaryStringInfo(out, s, len);
 	pfree(s);
 }
 
-static void
-append_double(StringInfo out, double d)
+/* A double's bits, with -0 as 0 and every NaN as one NaN. */
+uint64
+bloom_double_bits(double d)
 {
 	uint64		bits;
 
 	if (isnan(d))
-		bits = UINT64CONST(0x7ff8000000000000);
-	else
-	{
-		if (d == 0.0)
-			d = 0.0;			/* -0 == 0 */
-		memcpy(&bits, &d, sizeof(bits));
-	}
-	append_le(out, bits, 8);
+		return UINT64CONST(0x7ff8000000000000);
+	if (d == 0.0)
+		d = 0.0;				/* -0 == 0 */
+	memcpy(&bits, &d, sizeof(bits));
+	return bits;
 }
 
 /*
@@ -561,10 +570,10 @@ bloom_enc_append(BloomEnc *e, Datum value, StringInfo out)
 			append_le(out, (uint64) DatumGetInt64(value), 8);
 			break;
 		case BE_FLOAT4:
-			append_double(out, (double) DatumGetFloat4(value));
+			append_le(out, bloom_double_bits((double) DatumGetFloat4(value)), 8);
 			break;
 		case BE_FLOAT8:
-			append_double(out, DatumGetFloat8(value));
+			append_le(out, bloom_double_bits(DatumGetFloat8(value)), 8);
 			break;
 		case BE_NUMERIC:
 			append_numeric(out, value);

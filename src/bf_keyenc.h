@@ -112,6 +112,12 @@ bloom_text_len(const char *str, size_t len)
 	return len;
 }
 
+/* A numeric's key bytes (palloc'd; *len is their length). */
+extern char *bloom_numeric_text(Datum num, size_t *len);
+
+/* A float's key bytes as an integer: -0 as 0, every NaN as one NaN. */
+extern uint64 bloom_double_bits(double d);
+
 /* Whether text bytes of this database are hashed as they are. */
 extern bool bloom_db_text_is_utf8(void);
 
