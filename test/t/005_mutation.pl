@@ -156,7 +156,9 @@ sub model
 	return 'size' if $len - 52 != $nbits / 8;
 	my $family = unpack('v', substr($b, 32, 2));
 	my $tag = unpack('V', substr($b, 36, 4));
-	return 'family' if $family > 11 || (($family == 11) != ($tag != 0));
+	# families 11, 14, 15 and 16 carry a type tag, and only they
+	my $tagged = grep { $_ == $family } (11, 14, 15, 16);
+	return 'family' if $family > 16 || ($tagged xor ($tag != 0));
 	return 'reserved'
 	  if unpack('v', substr($b, 34, 2)) != 0 || unpack('V', substr($b, 40, 4)) != 0;
 	return 'checksum' unless $ck_ok;
@@ -513,6 +515,18 @@ BEGIN
 		IF NOT g @> timestamp '2001-02-04' THEN RETURN 'added timestamp not found'; END IF;
 	WHEN 10 THEN p := f @> timestamptz '2001-02-03 04:05+00'; g := f + timestamptz '2001-02-04+00';
 		IF NOT g @> timestamptz '2001-02-04+00' THEN RETURN 'added timestamptz not found'; END IF;
+	WHEN 12 THEN p := f @> interval '1 day'; g := f + interval '24 hours';
+		IF NOT g @> interval '1 day' THEN RETURN 'added interval not found'; END IF;
+	WHEN 13 THEN p := f @> '{"a": 1}'::jsonb; g := f + '{"b": 2.0}'::jsonb;
+		IF NOT g @> '{"b": 2}'::jsonb THEN RETURN 'added jsonb not found'; END IF;
+	WHEN 14, 15, 16 THEN
+		-- a tag of no type we can name: probing with another family is a type error
+		BEGIN
+			p := f @> inet '10.9.9.9';
+			RETURN 'probe of a foreign type tag answered';
+		EXCEPTION WHEN datatype_mismatch THEN
+			p := false;
+		END;
 	WHEN 11 THEN
 		IF tag = 869 THEN
 			p := f @> inet '10.9.9.9'; g := f + inet '10.9.9.8';
