@@ -246,3 +246,24 @@ FROM agg_big_serial s JOIN agg_big_parallel p USING (what) ORDER BY what;
 
 DROP FUNCTION agg_big_run(text, int);
 DROP TABLE agg_big, agg_big_cases, agg_big_serial, agg_big_parallel;
+
+-- Keys of type record tell their columns by their value: an aggregate
+-- whose first key is NULL (a CASE, the NULL side of an outer join) waits
+-- for the first key that is not, instead of failing because the columns
+-- cannot be known (every aggregate that takes keys)
+CREATE TABLE agg_rec (i int, t text);
+INSERT INTO agg_rec VALUES (1, 'a'), (2, 'b'), (3, 'c');
+SELECT ROW(2, 'b'::text) <@ bloom_agg(CASE WHEN i > 1 THEN ROW(i, t) END ORDER BY i) AS auto_found,
+       ROW(2, 'b'::text) <@ bloom_agg(CASE WHEN i > 1 THEN ROW(i, t) END, 100, 0.01 ORDER BY i) AS sized_found,
+       ROW(2, 'b'::text) <@ sbloom_agg(CASE WHEN i > 1 THEN ROW(i, t) END ORDER BY i) AS scalable_found,
+       ROW(2, 'b'::text) <@ cbloom_agg(CASE WHEN i > 1 THEN ROW(i, t) END, 100, 0.01 ORDER BY i) AS counting_found,
+       bloom_window_contains(bloom_window_agg(CASE WHEN i > 1 THEN ROW(i, t) END,
+                                              '2024-01-01 00:00+00', '1 hour' ORDER BY i),
+                             ROW(2, 'b'::text), '2024-01-01 00:00+00') AS window_found
+FROM agg_rec;
+-- the whole row of the NULL side of an outer join
+SELECT count(*) FILTER (WHERE s <@ f) AS found, count(s) AS of_keys
+FROM (SELECT bloom_agg(s ORDER BY g) AS f
+      FROM generate_series(0, 3) g LEFT JOIN (SELECT i, t FROM agg_rec) s ON s.i = g) x,
+     (SELECT i, t FROM agg_rec) s;
+DROP TABLE agg_rec;

@@ -161,3 +161,13 @@ SELECT bloom_contains_all(f, 1) FROM bf WHERE name = 'int_blocked';
 DROP TABLE bf, keys, chunks, t, arrf;
 DROP FUNCTION one_by_one(bloomfilter, anyarray), kept_one_by_one(bloomfilter, anyarray);
 DROP DOMAIN posint;
+
+-- An array of records with no key (empty, or NULLs only) adds nothing: no
+-- element tells the columns, and none is needed
+SELECT bloom_add_all(bloom_empty(100), ARRAY[]::record[]) = bloom_empty(100) AS empty_same,
+       bloom_add_all(bloom_empty(100), ARRAY[NULL::record]) = bloom_empty(100) AS nulls_same,
+       bloom_add_all(sbloom_empty(10, 0.1, 2, 0.1), ARRAY[]::record[]) = sbloom_empty(10, 0.1, 2, 0.1) AS scalable_same;
+-- a call site whose first array is empty learns the columns from the next
+SELECT i, ROW(i, 'a'::text) <@ bloom_add_all(bloom_empty(100),
+           CASE WHEN i = 1 THEN ARRAY[]::record[] ELSE ARRAY[ROW(i, 'a'::text)] END) AS found
+FROM generate_series(1, 3) i ORDER BY i;

@@ -172,6 +172,23 @@ SELECT * FROM compare_plans('SELECT p.k, t.id FROM tprobes p, LATERAL (SELECT id
 SELECT * FROM compare_plans('SELECT p.k, t.id FROM tprobes p, LATERAL (SELECT id FROM typed WHERE fd @> date ''2024-01-01'' + p.k) t');
 SELECT * FROM compare_plans('SELECT p.k, t.id FROM tprobes p, LATERAL (SELECT id FROM typed WHERE ff @> (p.k * 0.5)::float4) t');
 
+-- Keys of type record and record[]: the columns come from the query's value
+-- (no expression tells them to the scan), for every new query of a nested
+-- loop
+CREATE TABLE recs AS
+SELECT i AS id, bloom_empty(60) + ROW(i, 'k' || i) AS fr,
+	bloom_empty(60) + ARRAY[ROW(i, 'k' || i)] AS fa
+FROM generate_series(1, 500) i;
+CREATE INDEX recs_fr ON recs USING gist (fr);
+CREATE INDEX recs_fa ON recs USING gist (fa);
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM recs WHERE fa @> ARRAY[ROW(7, 'k7'::text)];
+RESET enable_seqscan;
+SELECT * FROM compare_plans('SELECT id FROM recs WHERE fr @> ROW(7::int8, ''k7''::varchar)');
+SELECT * FROM compare_plans('SELECT id FROM recs WHERE fa @> ARRAY[ROW(7, ''k7''::text)]');
+SELECT * FROM compare_plans('SELECT p.k, r.id FROM tprobes p, LATERAL (SELECT id FROM recs WHERE fr @> ROW(p.k, ''k'' || p.k)) r');
+SELECT * FROM compare_plans('SELECT p.k, r.id FROM tprobes p, LATERAL (SELECT id FROM recs WHERE fa @> ARRAY[ROW(p.k, ''k'' || p.k)]) r');
+
 -- ---------------------------------------------------------------------
 -- Superset queries, col @>> q and bloom_contains_filter(col, q), on
 -- columns of filters that can be compared: one hashing, sizes that fold.
@@ -253,7 +270,7 @@ SELECT opcname, opcdefault, amvalidate(oid) FROM pg_opclass WHERE opcname = 'blo
 SELECT 'x'::gbloom_key;
 SELECT gbloom_key(42)::text AS shown, bloom_empty(10) + 42 @> gbloom_key(42) AS found;
 
-DROP TABLE docs, probes, typed, tprobes, fp, fq, fb, bq;
+DROP TABLE docs, probes, typed, tprobes, recs, fp, fq, fb, bq;
 DROP FUNCTION doc_filter(int);
 DROP FUNCTION compare_plans(text);
 DROP FUNCTION error_of(text, boolean);

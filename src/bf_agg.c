@@ -120,6 +120,7 @@ typedef struct BloomAggState
 typedef struct BloomAggCache
 {
 	BloomKeyType key;
+	bool		key_ready;		/* key is set (on the first non-NULL key) */
 	double		fpr;
 	int			hashes;
 	uint64		max_nblocks;
@@ -455,7 +456,11 @@ agg_cache_init(FunctionCallInfo fcinfo, bool auto_sized, double fpr)
 	BloomAggCache *c;
 
 	c = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BloomAggCache));
-	bloom_key_type_for_arg(&c->key, fcinfo, 1);
+	if (!PG_ARGISNULL(1))
+	{
+		bloom_key_type_for_arg(&c->key, fcinfo, 1);
+		c->key_ready = true;
+	}
 	if (auto_sized)
 	{
 		/* read the GUCs once per query: every group sizes alike */
@@ -473,6 +478,22 @@ agg_cache_init(FunctionCallInfo fcinfo, bool auto_sized, double fpr)
 	}
 	fcinfo->flinfo->fn_extra = c;
 	return c;
+}
+
+/*
+ * The key type, looked up on the first non-NULL key: a key of type record
+ * is told its columns by its value, and a NULL one (a CASE, the NULL side
+ * of an outer join) cannot tell them.
+ */
+static inline BloomKeyType *
+agg_key(FunctionCallInfo fcinfo, BloomAggCache *c)
+{
+	if (unlikely(!c->key_ready))
+	{
+		bloom_key_type_for_arg(&c->key, fcinfo, 1);
+		c->key_ready = true;
+	}
+	return &c->key;
 }
 
 /* Called for every row: the common case is one pointer test. */
@@ -517,9 +538,11 @@ bloomfilter_agg_trans(PG_FUNCTION_ARGS)
 
 	if (!PG_ARGISNULL(1))
 	{
+		BloomKeyType *kt = agg_key(fcinfo, c);
+
 		if (st->view.family == BF_FAMILY_NONE)
-			bloom_adopt_family(&st->view, &c->key);
-		st->pending[st->npending++] = bloom_hash_fast(&c->key, PG_GETARG_DATUM(1), 0);
+			bloom_adopt_family(&st->view, kt);
+		st->pending[st->npending++] = bloom_hash_fast(kt, PG_GETARG_DATUM(1), 0);
 		if (st->npending == BF_AGG_PENDING)
 			state_flush(st);
 		/* bf_insert_batch counts the adds as it inserts */
@@ -533,6 +556,7 @@ bloomfilter_auto_agg_trans(PG_FUNCTION_ARGS)
 {
 	BloomAggState *st = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
 	BloomAggCache *c = agg_cache(fcinfo, true);
+	BloomKeyType *kt;
 	uint64		h;
 
 	/* the aggregate context is looked up (and checked) once, at creation */
@@ -548,13 +572,14 @@ bloomfilter_auto_agg_trans(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(1))
 		PG_RETURN_POINTER(st);
 
-	h = bloom_hash_fast(&c->key, PG_GETARG_DATUM(1), 0);
+	kt = agg_key(fcinfo, c);
+	h = bloom_hash_fast(kt, PG_GETARG_DATUM(1), 0);
 	if (st->filter == NULL)
 	{
 		if (st->family == BF_FAMILY_NONE)
 		{
-			st->family = c->key.family;
-			st->type_tag = c->key.type_tag;
+			st->family = kt->family;
+			st->type_tag = kt->type_tag;
 		}
 		st->added = bloom_add_saturating(st->added, 1);
 		/*

@@ -591,7 +591,6 @@ Datum
 countingbloom_agg_trans(PG_FUNCTION_ARGS)
 {
 	CbloomAggState *st = PG_ARGISNULL(0) ? NULL : (CbloomAggState *) PG_GETARG_POINTER(0);
-	BloomKeyType *kt = bloom_key_type_cached(fcinfo, 1, false);
 
 	if (st == NULL)
 	{
@@ -616,6 +615,9 @@ countingbloom_agg_trans(PG_FUNCTION_ARGS)
 	}
 	if (!PG_ARGISNULL(1))
 	{
+		/* looked up on the first non-NULL key: a NULL record has no columns */
+		BloomKeyType *kt = bloom_key_type_cached(fcinfo, 1, false);
+
 		if (st->view.family == BF_FAMILY_NONE)
 			cbloom_adopt_family(&st->view, kt);
 		bfc_add_hash(&st->view, bloom_hash_fast(kt, PG_GETARG_DATUM(1), 0));

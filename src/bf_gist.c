@@ -683,13 +683,19 @@ query_state(FunctionCallInfo fcinfo, Datum query, int strategy)
 	}
 	else
 	{
+		Oid			elem;
+		bool		of_records;
+
 		q->value = unbox_key(query, &typid);
+		elem = get_element_type(getBaseType(typid));
+		of_records = getBaseType(typid) == RECORDOID ||
+			(OidIsValid(elem) && getBaseType(elem) == RECORDOID);
 
 		/*
-		 * Records are looked at per value: the row type (and so the key
-		 * family) comes from the value itself.
+		 * Records, and arrays of records, are looked at per value: the row
+		 * type (and so the key family) comes from the value itself.
 		 */
-		if (typid != q->kt_typid || typid == RECORDOID ||
+		if (typid != q->kt_typid || of_records ||
 			PG_GET_COLLATION() != q->kt_collation)
 		{
 			q->kt_typid = InvalidOid;
@@ -698,11 +704,12 @@ query_state(FunctionCallInfo fcinfo, Datum query, int strategy)
 
 			/*
 			 * The scan key carries the clause's collation; a key of type
-			 * record tells its columns through its value.
+			 * record (or record[]) tells its columns through its value,
+			 * a varlena either way.
 			 */
 			bloom_key_type_init(&q->kt, typid, PG_GET_COLLATION(),
-								typid == RECORDOID ?
-								(Node *) makeConst(RECORDOID, -1, InvalidOid, -1,
+								of_records ?
+								(Node *) makeConst(typid, -1, InvalidOid, -1,
 												   q->value, false, false) : NULL,
 								q->typecxt);
 			q->kt_typid = typid;

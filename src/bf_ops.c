@@ -183,7 +183,7 @@ bloomfilter_add(PG_FUNCTION_ARGS)
 Datum
 bloomfilter_add_all(PG_FUNCTION_ARGS)
 {
-	BloomKeyType *kt;
+	BloomKeyType *kt = NULL;
 	struct varlena *f;
 	bf_view		v;
 	ArrayType  *arr;
@@ -199,7 +199,6 @@ bloomfilter_add_all(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(1))
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 
-	kt = bloom_key_type_cached(fcinfo, 1, true);
 	f = bloomfilter_getarg_copy(fcinfo, 0, &v);
 	arr = PG_GETARG_ARRAYTYPE_P(1);
 	it = array_create_iterator(arr, 0, NULL);
@@ -209,6 +208,11 @@ bloomfilter_add_all(PG_FUNCTION_ARGS)
 			continue;
 		if (!adopted)
 		{
+			/*
+			 * Looked up at the first key: the columns of type record are
+			 * told by an element, and an empty array has none.
+			 */
+			kt = bloom_key_type_cached(fcinfo, 1, true);
 			bloom_adopt_family(&v, kt);
 			adopted = true;
 		}

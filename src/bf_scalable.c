@@ -457,7 +457,7 @@ scalablebloom_add(PG_FUNCTION_ARGS)
 Datum
 scalablebloom_add_all(PG_FUNCTION_ARGS)
 {
-	BloomKeyType *kt;
+	BloomKeyType *kt = NULL;
 	Sbloom		s;
 	ArrayIterator it;
 	Datum		value;
@@ -468,7 +468,6 @@ scalablebloom_add_all(PG_FUNCTION_ARGS)
 		PG_RETURN_NULL();
 	if (PG_ARGISNULL(1))
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
-	kt = bloom_key_type_cached(fcinfo, 1, true);
 	sbloom_getarg_copy(fcinfo, 0, &s);
 	it = array_create_iterator(PG_GETARG_ARRAYTYPE_P(1), 0, NULL);
 	while (array_iterate(it, &value, &isnull))
@@ -477,6 +476,11 @@ scalablebloom_add_all(PG_FUNCTION_ARGS)
 			continue;
 		if (!adopted)
 		{
+			/*
+			 * Looked up at the first key: the columns of type record are
+			 * told by an element, and an empty array has none.
+			 */
+			kt = bloom_key_type_cached(fcinfo, 1, true);
 			sbloom_adopt_family(&s, kt);
 			adopted = true;
 		}

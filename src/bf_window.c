@@ -616,7 +616,6 @@ Datum
 bloomwindow_agg_trans(PG_FUNCTION_ARGS)
 {
 	BloomWindowState *st = PG_ARGISNULL(0) ? NULL : (BloomWindowState *) PG_GETARG_POINTER(0);
-	BloomKeyType *kt = bloom_key_type_cached(fcinfo, 1, false);
 
 	if (st == NULL)
 	{
@@ -653,6 +652,8 @@ bloomwindow_agg_trans(PG_FUNCTION_ARGS)
 	}
 	if (!PG_ARGISNULL(1) && !PG_ARGISNULL(2))
 	{
+		/* looked up on the first non-NULL key: a NULL record has no columns */
+		BloomKeyType *kt = bloom_key_type_cached(fcinfo, 1, false);
 		int64		b = bucket_arg(&st->w, PG_GETARG_TIMESTAMPTZ(2));
 
 		if (unlikely(st->w.family == BF_FAMILY_NONE))
