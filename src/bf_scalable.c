@@ -75,7 +75,7 @@ typedef struct Sbloom
 
 static void
 report_invalid(bfs_status st, const bfs_problem *pr, const uint8 *data,
-			   int sqlstate)
+			   size_t len, int sqlstate)
 {
 	switch (st)
 	{
@@ -105,6 +105,13 @@ report_invalid(bfs_status st, const bfs_problem *pr, const uint8 *data,
 					 errmsg("invalid scalablebloom: %s", bfs_status_message(st)),
 					 errdetail("The first such sub-filter is number %u.", pr->entry)));
 			break;
+		case BFS_ERR_TOO_LARGE:
+			ereport(ERROR,
+					(errcode(sqlstate),
+					 errmsg("invalid scalablebloom: %s", bfs_status_message(st)),
+					 errdetail("The value has %zu bytes; the largest has %llu, so that its text form can be selected and dumped.",
+							   len, (unsigned long long) BF_MAX_TOTAL_BYTES)));
+			break;
 		case BFS_ERR_COUNT:
 			ereport(ERROR,
 					(errcode(sqlstate),
@@ -129,7 +136,7 @@ sbloom_from_bytes(const uint8 *data, size_t len, int sqlstate)
 	struct varlena *s;
 
 	if (st != BFS_OK)
-		report_invalid(st, &pr, data, sqlstate);
+		report_invalid(st, &pr, data, len, sqlstate);
 	s = (struct varlena *) palloc_extended(VARHDRSZ + len, MCXT_ALLOC_HUGE);
 	SET_VARSIZE(s, VARHDRSZ + len);
 	memcpy(VARDATA(s), data, len);
@@ -877,7 +884,9 @@ union_build(SbloomUnion *u)
 	if (len > BF_MAX_TOTAL_BYTES)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("the union of these scalablebloom filters would exceed the 1 GB limit")));
+				 errmsg("the union of these scalablebloom filters would exceed the largest value"),
+				 errdetail("The union would have %zu bytes; the largest scalablebloom has %llu, so that its text form can be selected and dumped.",
+						   len, (unsigned long long) BF_MAX_TOTAL_BYTES)));
 	d = (struct varlena *) palloc_extended(VARHDRSZ + len, MCXT_ALLOC_HUGE);
 	SET_VARSIZE(d, VARHDRSZ + len);
 	u->h.nfilters = u->n;

@@ -66,13 +66,30 @@
 #define BF_MAX_HASHES	32
 
 /*
- * Largest filter: its text form (base64, 4/3 of the bytes, plus a
- * terminator) must fit PostgreSQL's 1 GB allocation limit (0x3fffffff
- * bytes), or the filter could be stored but never dumped or displayed.
- * The bit array is kept a whole number of 512-bit blocks so both layouts
+ * Largest value of any type of the extension, in bytes.  Its text form
+ * (padded base64: 4 * ceil(L / 3) characters) must be displayable and
+ * dumpable, or a value could be stored but never selected or dumped.
+ * PostgreSQL builds the text of a row in a StringInfo, and
+ * enlargeStringInfo (src/common/stringinfo.c) refuses to let one hold more
+ * than MaxAllocSize - 1 = 0x3ffffffe bytes.  The fullest such buffer is a
+ * SELECT's DataRow message (printtup() in printtup.c): a 2-byte column
+ * count, a 4-byte length, then the text, 6 bytes more than the text of a
+ * one-column row.  Every other step needs less: a COPY TO line (copyto.c)
+ * and COPY FROM's line buffer (copyfromparse.c) add a newline, and the
+ * output function's string adds its terminator against palloc's
+ * MaxAllocSize.  Hence 4 * ceil(L / 3) + 6 <= 0x3ffffffe, and L is at most
+ * (0x3ffffffe - 6) / 4 * 3 = 805,306,362.  The other columns of the row
+ * share the same buffer.  test/maxsize_dump.sh builds the largest value of
+ * each type and selects, copies, dumps and restores it.
+ */
+#define BF_PG_STRING_MAX	((uint64_t) 0x3ffffffe)
+#define BF_DATAROW_OVERHEAD 6
+#define BF_MAX_TOTAL_BYTES	((BF_PG_STRING_MAX - BF_DATAROW_OVERHEAD) / 4 * 3)
+
+/*
+ * Largest bloomfilter: kept a whole number of 512-bit blocks so both layouts
  * share one bound.
  */
-#define BF_MAX_TOTAL_BYTES	(((uint64_t) 0x3fffffff - 1) / 4 * 3)
 #define BF_MAX_NBITS \
 	((((BF_MAX_TOTAL_BYTES - BF_HEADER_SIZE) / BF_BLOCK_BYTES) * BF_BLOCK_BYTES) * 8)
 

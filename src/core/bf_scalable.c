@@ -180,10 +180,11 @@ add_sat(uint64_t a, uint64_t b)
 }
 
 /*
- * Validates untrusted bytes: the header, then each entry in turn (its
- * place, its BLMF buffer, its agreement with the container and the
- * schedule), the total length, the checksum, and last the counts.  Every
- * read is preceded by a check that the bytes are there.
+ * Validates untrusted bytes: the length against the largest value, the
+ * header, then each entry in turn (its place, its BLMF buffer, its
+ * agreement with the container and the schedule), the total length, the
+ * checksum, and last the counts.  Every read is preceded by a check that
+ * the bytes are there.
  */
 bfs_status
 bfs_validate(const uint8_t *buf, size_t len, bfs_problem *problem)
@@ -204,6 +205,14 @@ bfs_validate(const uint8_t *buf, size_t len, bfs_problem *problem)
 		return BFS_ERR_VERSION;
 	if (len < BFS_HEADER_SIZE)
 		return BFS_ERR_TRUNCATED;
+
+	/*
+	 * Every entry is within the largest bloomfilter, but entries add up: a
+	 * longer container could be stored but its text form neither selected
+	 * nor dumped (see BF_MAX_TOTAL_BYTES).  Growth and unions stop there.
+	 */
+	if (len > BF_MAX_TOTAL_BYTES)
+		return BFS_ERR_TOO_LARGE;
 
 	bfs_read_header(buf, &h);
 	if (h.kind != BFS_KIND_SCALABLE)
@@ -334,6 +343,8 @@ bfs_status_message(bfs_status st)
 			return "the length does not match the sub-filters the header announces";
 		case BFS_ERR_CHECKSUM:
 			return "the checksum does not match the contents";
+		case BFS_ERR_TOO_LARGE:
+			return "the container is longer than the largest value";
 		case BFS_ERR_ADDED:
 			return "the sub-filters record more added keys than the container";
 	}

@@ -86,7 +86,8 @@ typedef enum bfs_status
 	BFS_ERR_SCHEDULE,			/* level, capacity or rate off the schedule */
 	BFS_ERR_SIZE,				/* lengths do not add up */
 	BFS_ERR_CHECKSUM,			/* bytes altered */
-	BFS_ERR_ADDED				/* counts inconsistent */
+	BFS_ERR_ADDED,				/* counts inconsistent */
+	BFS_ERR_TOO_LARGE			/* longer than BF_MAX_TOTAL_BYTES */
 } bfs_status;
 
 /* What bfs_validate found wrong, beyond the status. */

@@ -18,11 +18,16 @@
  * environment variable BF_TEST_VERBOSE to also print the measured figures
  * (rates, bits per key, estimate errors) as lines starting with "#".
  */
+/* mmap, for a long buffer of which only the first page is readable */
+#define _DEFAULT_SOURCE
+
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "bf_core.h"
 #include "bf_counting.h"
@@ -4484,7 +4489,7 @@ test_scalable_mutations(void)
 			bfs_seal(p, len);
 		st = bfs_validate(p, len, &pr);
 		st2 = bfs_validate(p, len, &pr);
-		if (st != st2 || (int) st < BFS_OK || (int) st > BFS_ERR_ADDED)
+		if (st != st2 || (int) st < BFS_OK || (int) st > BFS_ERR_TOO_LARGE)
 			broken++;
 		if (st == BFS_OK)
 		{
@@ -4537,6 +4542,146 @@ test_scalable_capacity(void)
 	check(bad == 0, "scalable: capacity of a sized filter", "%d off", bad);
 }
 
+/*
+ * The largest value of every type can be selected and dumped: its text form
+ * (base64) plus the 6 bytes of a one-column DataRow fits a StringInfo
+ * (MaxAllocSize - 1 bytes), and so do a COPY line (text + newline), the
+ * output string (text + terminator, against MaxAllocSize) and a text datum.
+ * BF_MAX_TOTAL_BYTES is the largest length that does, and every way a value
+ * is made or read in stops there.  test/maxsize_dump.sh checks the same
+ * against a server, by hand (GBs of memory).
+ */
+static bool
+text_fits(uint64_t len)
+{
+	uint64_t	t = bf_base64_encoded_len(len);
+
+	return t + BF_DATAROW_OVERHEAD <= BF_PG_STRING_MAX &&	/* DataRow */
+		t + 1 <= BF_PG_STRING_MAX &&	/* COPY line */
+		t + 1 <= UINT64_C(0x3fffffff) &&	/* cstring, MaxAllocSize */
+		t + 4 <= UINT64_C(0x3fffffff);	/* text datum */
+}
+
+static void
+test_max_size(void)
+{
+	int			bad = 0;
+
+	/* PostgreSQL's MaxAllocSize is 0x3fffffff; a StringInfo holds one less */
+	check(BF_PG_STRING_MAX == UINT64_C(0x3fffffff) - 1 && BF_DATAROW_OVERHEAD == 2 + 4,
+		  "max size: PostgreSQL's bounds", "%" PRIu64, (uint64_t) BF_PG_STRING_MAX);
+	check(text_fits(BF_MAX_TOTAL_BYTES) && !text_fits(BF_MAX_TOTAL_BYTES + 1) &&
+		  bf_base64_encoded_len(BF_MAX_TOTAL_BYTES) + 6 == BF_PG_STRING_MAX,
+		  "max size: the largest length whose text fits",
+		  "BF_MAX_TOTAL_BYTES %" PRIu64 ", text %zu", (uint64_t) BF_MAX_TOTAL_BYTES,
+		  bf_base64_encoded_len(BF_MAX_TOTAL_BYTES));
+	check(BF_MAX_TOTAL_BYTES == UINT64_C(805306362) && BF_MAX_NBITS == UINT64_C(6442450432),
+		  "max size: the documented figures (FORMAT.md, README)",
+		  "%" PRIu64 " bytes, %" PRIu64 " bits", (uint64_t) BF_MAX_TOTAL_BYTES,
+		  (uint64_t) BF_MAX_NBITS);
+
+	/* bloomfilter: both layouts, the largest accepted and one step more */
+	for (int li = 0; li < 2; li++)
+	{
+		uint64_t	gran = layouts[li] == BF_LAYOUT_BLOCKED ? BF_BLOCK_BITS : 64;
+
+		check(bf_check_geometry(layouts[li], 7, BF_MAX_NBITS) == BF_OK &&
+			  text_fits(bf_buffer_size(BF_MAX_NBITS)) &&
+			  bf_check_geometry(layouts[li], 7, BF_MAX_NBITS + gran) == BF_ERR_NBITS,
+			  "max size: bloomfilter", "%s", bf_layout_name(layouts[li]));
+	}
+
+	/* countingbloom: both widths */
+	for (int w = 4; w <= 8; w += 4)
+		check(bfc_check_geometry(BF_LAYOUT_BLOCKED, 7, w, BFC_MAX_COUNTERS(w)) == BF_OK &&
+			  bfc_check_geometry(BF_LAYOUT_CLASSIC, 7, w, BFC_MAX_COUNTERS(w)) == BF_OK &&
+			  text_fits(bfc_buffer_size(BFC_MAX_COUNTERS(w), w)) &&
+			  bfc_check_geometry(BF_LAYOUT_CLASSIC, 7, w, BFC_MAX_COUNTERS(w) + 64) == BF_ERR_NBITS,
+			  "max size: countingbloom", "width %d", w);
+
+	/*
+	 * bloomwindow: for every number of buckets and both layouts, the largest
+	 * bit array accepted fits, and the next is refused as too large (or past
+	 * the largest bloomfilter).
+	 */
+	for (uint32_t g = 1; g <= BFW_MAX_BUCKETS; g++)
+		for (int li = 0; li < 2; li++)
+		{
+			uint64_t	gran = layouts[li] == BF_LAYOUT_BLOCKED ? BF_BLOCK_BITS : 64;
+			uint64_t	room = (BF_MAX_TOTAL_BYTES - BFW_HEADER_SIZE) / g;
+			uint64_t	m;
+			bfw_status	next;
+
+			m = (room - bfw_slot_size(0)) * 8 / gran * gran;
+			if (m > BF_MAX_NBITS)
+				m = BF_MAX_NBITS;
+			next = bfw_check_geometry(layouts[li], 7, m + gran, g, 1);
+			if (bfw_check_geometry(layouts[li], 7, m, g, 1) != BFW_OK ||
+				!text_fits(bfw_buffer_size(g, m)) ||
+				(next != BFW_ERR_TOO_LARGE && next != BFW_ERR_NBITS))
+			{
+				if (bad++ == 0)
+					info("window %u buckets %s: m %" PRIu64, g,
+						 bf_layout_name(layouts[li]), m);
+			}
+		}
+	check(bad == 0, "max size: bloomwindow, every number of buckets", "%d wrong", bad);
+	/*
+	 * The one-bucket classic window is the largest value of all, and its
+	 * DataRow fills a StringInfo exactly: the bound is reached, not just
+	 * respected.
+	 */
+	{
+		uint64_t	m = (BF_MAX_TOTAL_BYTES - BFW_HEADER_SIZE - bfw_slot_size(0)) / 8 * 64;
+
+		check(bfw_check_geometry(BF_LAYOUT_CLASSIC, 7, m, 1, 1) == BFW_OK &&
+			  bf_base64_encoded_len(bfw_buffer_size(1, m)) + BF_DATAROW_OVERHEAD == BF_PG_STRING_MAX,
+			  "max size: the largest window", "%" PRIu64 " bytes", bfw_buffer_size(1, m));
+	}
+
+	/*
+	 * scalablebloom: growth stops at the bound, and validation refuses a
+	 * longer container from its length alone.  The buffer is as long as the
+	 * length given, but only its first page is readable (the rest is never
+	 * committed), so that reading past the header would crash the test.
+	 */
+	{
+		tscal	   *s = ts_sample();
+		const bfs_entry *last = &s->e[s->n - 1];
+		uint64_t	cap,
+					nbits;
+		double		fpr;
+		uint32_t	level;
+		int			k;
+		bfs_grow	g1,
+					g2;
+		bfs_problem pr;
+		size_t		len = BF_MAX_TOTAL_BYTES + 1;
+		long		page = sysconf(_SC_PAGESIZE);
+		uint8_t    *p;
+
+		g1 = bfs_plan_growth(&s->h, last, 0, &cap, &fpr, &level, &nbits, &k);
+		g2 = bfs_plan_growth(&s->h, last, BF_MAX_TOTAL_BYTES - bfs_entry_size(nbits),
+							 &cap, &fpr, &level, &nbits, &k);
+		check(g1 == BFS_GROW_OK && g2 == BFS_GROW_OK &&
+			  bfs_plan_growth(&s->h, last, BF_MAX_TOTAL_BYTES - bfs_entry_size(nbits) + 1,
+							  &cap, &fpr, &level, &nbits, &k) == BFS_GROW_SIZE,
+			  "max size: scalablebloom growth stops at the bound", "%d %d", (int) g1, (int) g2);
+
+		p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (check(p != MAP_FAILED && mprotect(p, (size_t) page, PROT_READ | PROT_WRITE) == 0,
+				  "max size: map a long buffer", "mmap of %zu bytes", len))
+		{
+			memcpy(p, s->buf, BFS_HEADER_SIZE + BFS_ENTRY_HEADER_SIZE + BF_HEADER_SIZE);
+			check(bfs_validate(p, len, &pr) == BFS_ERR_TOO_LARGE,
+				  "max size: scalablebloom longer than the bound", "status %d",
+				  (int) bfs_validate(p, len, &pr));
+			munmap(p, len);
+		}
+		ts_free(s);
+	}
+}
+
 int
 main(void)
 {
@@ -4580,6 +4725,7 @@ main(void)
 	test_scalable_validation();
 	test_scalable_mutations();
 	test_scalable_capacity();
+	test_max_size();
 
 	printf("core: %d passed, %d failed\n", n_passed, n_failed);
 	return n_failed > 0 ? 1 : 0;
