@@ -21,10 +21,12 @@
 #include "access/htup_details.h"
 #include "access/nbtree.h"
 #include "catalog/pg_am_d.h"
-#include "catalog/pg_collation_d.h"
+#include "catalog/pg_collation.h"
+#include "catalog/pg_database.h"
 #include "catalog/pg_type_d.h"
 #include "commands/defrem.h"
 #include "funcapi.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -290,6 +292,37 @@ extended_hash_proc(Oid typid)
 							 HASHEXTENDED_PROC);
 }
 
+/*
+ * What the bytes of an extension's type may depend on beyond the value: its
+ * stored bytes may hold text in the database encoding, and its hash may fold
+ * case under the database's locale (citext).  Both go into the signature,
+ * so that such a filter moved to a database where they differ is refused as
+ * another family instead of answering false.
+ */
+static void
+append_database_context(StringInfo sig)
+{
+	HeapTuple	tup = SearchSysCache1(DATABASEOID, ObjectIdGetDatum(MyDatabaseId));
+	Form_pg_database db;
+	Datum		d;
+	bool		isnull;
+
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for database %u", MyDatabaseId);
+	db = (Form_pg_database) GETSTRUCT(tup);
+	appendStringInfo(sig, "@%s", GetDatabaseEncodingName());
+	d = SysCacheGetAttr(DATABASEOID, tup, Anum_pg_database_datctype, &isnull);
+	if (!isnull)
+		appendStringInfo(sig, "/%s", TextDatumGetCString(d));
+	if (db->datlocprovider == COLLPROVIDER_ICU)
+	{
+		d = SysCacheGetAttr(DATABASEOID, tup, Anum_pg_database_daticulocale, &isnull);
+		if (!isnull)
+			appendStringInfo(sig, "/icu:%s", TextDatumGetCString(d));
+	}
+	ReleaseSysCache(tup);
+}
+
 /* Types that neither have bitwise equality nor a hash operator class. */
 static BloomEnc *
 build_other(Oid base, Oid collation, Oid keytype, MemoryContext mcxt)
@@ -309,13 +342,19 @@ build_other(Oid base, Oid collation, Oid keytype, MemoryContext mcxt)
 	initStringInfo(&sig);
 	if (equality_is_bitwise(base, collation))
 	{
-		appendStringInfo(&sig, "other(%s)", type_name_for_tag(base));
+		appendStringInfo(&sig, "other(%s", type_name_for_tag(base));
+		if (base >= FirstNormalObjectId)
+			append_database_context(&sig);
+		appendStringInfoChar(&sig, ')');
 		return enc_new(BE_BITWISE, base, collation, sig.data, keytype, mcxt);
 	}
 	hashproc = extended_hash_proc(base);
 	if (OidIsValid(hashproc))
 	{
-		appendStringInfo(&sig, "hashed(%s)", type_name_for_tag(base));
+		appendStringInfo(&sig, "hashed(%s", type_name_for_tag(base));
+		if (base >= FirstNormalObjectId)
+			append_database_context(&sig);
+		appendStringInfoChar(&sig, ')');
 		e = enc_new(BE_HASHED, base, collation, sig.data, keytype, mcxt);
 		e->hashfn = MemoryContextAllocZero(mcxt, sizeof(FmgrInfo));
 		fmgr_info_cxt(hashproc, e->hashfn, mcxt);

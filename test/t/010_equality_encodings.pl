@@ -291,4 +291,32 @@ is( $node->safe_psql(
 	'0 0 0 0',
 	'l1: every row is found, probed in a parallel plan under client_encoding UTF8');
 
+# Extension types are hashed from their stored bytes or their own hash
+# function, which depend on the database encoding (and, for citext, its
+# locale): a filter of them moved to a database where these differ must be
+# refused as another family, never answer false.  Within one encoding it
+# answers.
+foreach my $db (qw(u8 u8b l1))
+{
+	$node->safe_psql($db, 'CREATE EXTENSION citext; CREATE EXTENSION hstore;');
+}
+my %ext_keys = (
+	citext => "convert_from('\\x434146c389'::bytea, 'UTF8')::citext",    # 'CAFÉ'
+	hstore => "hstore('k', convert_from('\\x636166c3a9'::bytea, 'UTF8'))");
+my %ext_probe = (
+	citext => "convert_from('\\x636166c389'::bytea, 'UTF8')::citext",    # 'cafÉ'
+	hstore => $ext_keys{hstore});
+foreach my $type (sort keys %ext_keys)
+{
+	my $hex = $node->safe_psql('u8',
+		"SELECT encode((bloom_empty(100) + $ext_keys{$type})::bytea, 'hex')");
+	is( $node->safe_psql('u8b',
+			"SELECT $ext_probe{$type} <@ decode('$hex', 'hex')::bloomfilter"),
+		't', "$type: a filter from u8 answers in u8b (same encoding and locale)");
+	my ($ret, $out, $err) = $node->psql('l1',
+		"SELECT $ext_probe{$type} <@ decode('$hex', 'hex')::bloomfilter");
+	like($err, qr/filter holds keys of family/,
+		"$type: a filter from u8 probed in the LATIN1 database is refused, not answered ($out)");
+}
+
 done_testing();
