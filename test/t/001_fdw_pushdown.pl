@@ -61,14 +61,13 @@ $coord->safe_psql('postgres', qq{
 is( $coord->safe_psql(
 		'postgres', q{
 	SELECT string_agg(v.sig, ', ' ORDER BY v.sig)
-	FROM (VALUES ('<@(anyelement,bloomfilter)'), ('@>(bloomfilter,anyelement)'),
-	             ('<@(text,bloomfilter)'), ('@>(bloomfilter,text)')) v(sig)
+	FROM (VALUES ('<@(anycompatible,bloomfilter)'), ('@>(bloomfilter,anycompatible)')) v(sig)
 	JOIN pg_operator o ON o.oid = v.sig::regoperator
 	JOIN pg_proc p ON p.oid = o.oprcode AND p.provolatile = 'i'
 	JOIN pg_depend d ON d.classid = 'pg_operator'::regclass AND d.objid = o.oid
 	                 AND d.deptype = 'e'
 	JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'bloomfilter'}),
-	'<@(anyelement,bloomfilter), <@(text,bloomfilter), @>(bloomfilter,anyelement), @>(bloomfilter,text)',
+	'<@(anycompatible,bloomfilter), @>(bloomfilter,anycompatible)',
 	'<@ and @> are IMMUTABLE members of the extension');
 
 # ---- the predicate is pushed down ----------------------------------------
