@@ -6,7 +6,7 @@
 # answers its keys.
 #
 # Run it by hand, never in CI: each value is ~800 MB binary and ~1 GB text;
-# a step holds up to ~5 GB in the server backend and ~2 GB in the client, a
+# a step holds up to ~5.5 GB in the server backend and ~2 GB in the client, a
 # case takes 10 to 20 minutes, and the work directory needs ~1 GB at a time.
 # Cases run one after another.
 #
