@@ -32,6 +32,7 @@ SRC=bf_maxsize_src
 DST=bf_maxsize_dst
 DIR=${MAXSIZE_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/bf_maxsize.XXXXXX")}
 mkdir -p "$DIR" || exit 1
+[ -z "${MAXSIZE_DIR:-}" ] && trap 'rm -rf "$DIR"' EXIT
 CASES=("$@")
 [ ${#CASES[@]} -eq 0 ] && CASES=(bloomfilter countingbloom bloomwindow scalablebloom)
 FAILED=0
@@ -251,7 +252,6 @@ done
 for db in $SRC $DST; do
 	"$BIN/dropdb" --if-exists "$db"
 done
-[ -z "${MAXSIZE_DIR:-}" ] && rm -rf "$DIR"
 echo
 [ $FAILED -eq 0 ] && echo "all steps ok" || echo "SOME STEPS FAILED"
 exit $FAILED
