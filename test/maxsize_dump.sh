@@ -6,7 +6,7 @@
 # answers its keys.
 #
 # Run it by hand, never in CI: each value is ~800 MB binary and ~1 GB text;
-# a step holds up to ~5 GB in the server backend and ~2 GB in the client, a
+# a step holds up to ~5.5 GB in the server backend and ~2 GB in the client, a
 # case takes 10 to 20 minutes, and the work directory needs ~1 GB at a time.
 # Cases run one after another.
 #
@@ -32,6 +32,7 @@ SRC=bf_maxsize_src
 DST=bf_maxsize_dst
 DIR=${MAXSIZE_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/bf_maxsize.XXXXXX")}
 mkdir -p "$DIR" || exit 1
+[ -z "${MAXSIZE_DIR:-}" ] && trap 'rm -rf "$DIR"' EXIT
 CASES=("$@")
 [ ${#CASES[@]} -eq 0 ] && CASES=(bloomfilter countingbloom bloomwindow scalablebloom)
 FAILED=0
@@ -251,7 +252,6 @@ done
 for db in $SRC $DST; do
 	"$BIN/dropdb" --if-exists "$db"
 done
-[ -z "${MAXSIZE_DIR:-}" ] && rm -rf "$DIR"
 echo
 [ $FAILED -eq 0 ] && echo "all steps ok" || echo "SOME STEPS FAILED"
 exit $FAILED
