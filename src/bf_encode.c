@@ -79,7 +79,7 @@ refuse_type(Oid keytype, Oid part, const char *why)
  * other bytes; no byte encoding can agree with that equality everywhere.
  */
 static void
-check_text_collation(Oid collation, Oid keytype, Oid part)
+check_text_collation(Oid collation, Oid keytype)
 {
 	if (OidIsValid(collation) && collation != DEFAULT_COLLATION_OID &&
 		collation != C_COLLATION_OID && collation != POSIX_COLLATION_OID &&
@@ -87,7 +87,7 @@ check_text_collation(Oid collation, Oid keytype, Oid part)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("values of type %s under the nondeterministic collation \"%s\" cannot be bloomfilter keys",
-						format_type_be(keytype == part ? part : keytype),
+						format_type_be(keytype),
 						get_collation_name(collation)),
 				 errdetail("Under a nondeterministic collation, strings of different bytes are equal, and a filter hashes bytes."),
 				 errhint("Add a canonical form of the key instead, for example lower(x), or the key under a deterministic collation.")));
@@ -407,11 +407,11 @@ bloom_enc_build(Oid typid, Oid collation, Node *hint, Oid keytype,
 		case TEXTOID:
 		case VARCHAROID:
 		case BPCHAROID:
-			check_text_collation(collation, keytype, base);
+			check_text_collation(collation, keytype);
 			kind = BE_TEXT, scalar = "text";
 			break;
 		case NAMEOID:
-			check_text_collation(collation, keytype, base);
+			check_text_collation(collation, keytype);
 			kind = BE_NAME, scalar = "text";
 			break;
 		case BYTEAOID:
@@ -444,7 +444,7 @@ bloom_enc_build(Oid typid, Oid collation, Node *hint, Oid keytype,
 			 * (f + 'abc') or left in ROW(1, 'a'): SQL resolves it as text,
 			 * and it is stored as a C string.
 			 */
-			check_text_collation(collation, keytype, base);
+			check_text_collation(collation, keytype);
 			kind = BE_UNKNOWN, scalar = "text";
 			break;
 		case InvalidOid:
@@ -656,8 +656,12 @@ bloom_key_type_init(BloomKeyType *kt, Oid typid, Oid collation, Node *hint,
 	}
 	kt->kind = BK_ENCODED;
 	kt->enc = e;
+	/*
+	 * Default sizes: the key bytes' first 1 kB buffer then fits the block a
+	 * reset keeps, so a value costs no malloc.
+	 */
 	kt->scratch = AllocSetContextCreate(mcxt, "bloomfilter key bytes",
-										ALLOCSET_SMALL_SIZES);
+										ALLOCSET_DEFAULT_SIZES);
 }
 
 /*
