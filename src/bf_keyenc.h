@@ -2,9 +2,9 @@
  * bf_keyenc.h
  *		The canonical key encoding: how one SQL value becomes the bytes that
  *		are hashed (src/core/FORMAT.md, "Key bytes").  Shared by
- *		bf_encode.c, which decides how each type is encoded (and refuses
- *		types whose equality cannot be hashed), and bf_keybytes.c, which
- *		writes the bytes.
+ *		bf_keytypes.c, which decides how each type is encoded (and refuses
+ *		types whose equality cannot be hashed), bf_keybytes.c, which writes
+ *		the bytes, and bf_encode.c, which gives a call its key type.
  */
 #ifndef BF_KEYENC_H
 #define BF_KEYENC_H
@@ -78,7 +78,7 @@ struct BloomEnc
 	Oid			keytype;		/* the key's own type, for messages */
 };
 
-/* ---- bf_encode.c ---- */
+/* ---- bf_keytypes.c ---- */
 
 /*
  * The encoder of a type; hint, if not NULL, is an expression (or Const)
@@ -94,6 +94,15 @@ extern BloomEnc *bloom_enc_build(Oid typid, Oid collation, Node *hint,
  */
 extern BloomEnc **bloom_enc_row(TupleDesc td, Node *hint, const BloomEnc *known,
 								Oid keytype, MemoryContext mcxt, StringInfo sig);
+
+/* The family and type tag of keys written by e. */
+extern void bloom_enc_family(const BloomEnc *e, uint16 *family, uint32 *tag);
+
+/*
+ * The i-th part of a hint: of an expression that builds a row or an array,
+ * or of a constant row or array (its first non-null element).
+ */
+extern Node *bloom_hint_part(Node *hint, int i);
 
 /* ---- bf_keybytes.c ---- */
 
