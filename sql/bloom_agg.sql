@@ -131,6 +131,28 @@ SELECT (bloom_info(small)).bits AS small_bits, (bloom_info(big)).bits AS big_bit
 FROM agg_auto_parts;
 SELECT bloom_union_agg(f) = ((SELECT small FROM agg_auto_parts) | (SELECT big FROM agg_auto_parts)) AS union_agg_folds
 FROM (SELECT small AS f FROM agg_auto_parts UNION ALL SELECT big FROM agg_auto_parts) u;
+-- three or more: the WARNING still comes when an input meets a state that an
+-- earlier fold already saturated (the rate to compare with is the inputs',
+-- not that of the folded state), whatever the order of the inputs
+CREATE TABLE agg_auto_shards AS
+SELECT n, bloom_agg(g) AS f FROM (VALUES (1000), (10000), (100000)) v(n), generate_series(1, n) g GROUP BY n;
+SELECT bits, round(est_fpr::numeric, 2) AS est_fpr
+FROM bloom_info((SELECT bloom_union_agg(f ORDER BY n) FROM agg_auto_shards));
+SELECT bits, round(est_fpr::numeric, 2) AS est_fpr
+FROM bloom_info((SELECT bloom_union_agg(f ORDER BY n DESC) FROM agg_auto_shards));
+-- filters of one size, each sized for its own keys, union without folding
+-- but hold more keys than that size was for: a WARNING too
+SELECT bits, round(est_fpr::numeric, 2) AS est_fpr
+FROM bloom_info((SELECT bloom_union_agg(f) FROM
+  (SELECT n, bloom_agg(g, 10000, 0.01) AS f FROM (VALUES (0), (10000), (20000)) v(n),
+          generate_series(n + 1, n + 10000) g GROUP BY n) s));
+SELECT round(bloom_fpr((SELECT bloom_agg(g, 10000, 0.01) FROM generate_series(1, 10000) g) |
+                        (SELECT bloom_agg(g, 10000, 0.01) FROM generate_series(10001, 20000) g))::numeric, 2) AS or_fpr;
+-- filters of one size for all the keys keep the rate, without a WARNING
+SELECT bits, est_fpr < 0.01 AS keeps_rate
+FROM bloom_info((SELECT bloom_union_agg(f) FROM
+  (SELECT n, bloom_agg(g, 111000, 0.01) AS f FROM (VALUES (1000), (10000), (100000)) v(n),
+          generate_series(1, n) g GROUP BY n) s));
 
 -- the same keys give the same bytes whatever the plan.  A small
 -- agg_max_capacity makes the full-size filter small, so that sets past the
@@ -183,7 +205,7 @@ SELECT sum((SELECT count(*) FROM agg_auto_keys k WHERE k.grp = h.grp AND NOT k.i
 FROM agg_auto_hashed h;
 RESET bloomfilter.agg_max_capacity;
 
-DROP TABLE agg_auto_parts, agg_auto_keys, agg_auto_serial, agg_auto_parallel, agg_auto_hashed,
+DROP TABLE agg_auto_parts, agg_auto_shards, agg_auto_keys, agg_auto_serial, agg_auto_parallel, agg_auto_hashed,
 	agg_auto_par_100, agg_auto_par_5000, agg_auto_par_7000, agg_auto_par_50000, agg_auto_par_200000;
 
 --

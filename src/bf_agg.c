@@ -110,8 +110,11 @@ typedef struct BloomAggState
 	/* filter phase */
 	struct varlena *filter;		/* in the aggregate context, or NULL */
 	bf_view		view;			/* of filter; header fields kept here */
+	bool		union_agg;		/* a bloom_union_agg state: warn if its
+								 * union is far worse than its inputs */
+	bool		merged;			/* filters were united into filter */
+	double		input_fpr;		/* if merged, the worst rate among them */
 	uint64		folded_bits;	/* largest filter a union folded, or 0 */
-	double		folded_input_fpr;	/* the worst input rate then */
 	int			npending;
 	uint64		pending[BF_AGG_PENDING];
 } BloomAggState;
@@ -690,8 +693,8 @@ bloomfilter_agg_final(PG_FUNCTION_ARGS)
 		PG_RETURN_POINTER(auto_final(st));
 
 	state_sync(st);
-	if (st->folded_bits != 0)
-		bloom_warn_folded_rate(&st->view, st->folded_bits, st->folded_input_fpr);
+	if (st->merged && (st->union_agg || st->folded_bits != 0))
+		bloom_warn_union_rate(&st->view, st->folded_bits, st->input_fpr);
 	/* copied: the state may go on changing (window aggregates) */
 	out = palloc(VARSIZE(st->filter));
 	memcpy(out, st->filter, VARSIZE(st->filter));
@@ -701,11 +704,25 @@ bloomfilter_agg_final(PG_FUNCTION_ARGS)
 /* ---- combine ---- */
 
 /*
+ * The worst rate of the filters that went into state st: its filter's rate
+ * until filters are united into it, then the worst rate among those (the
+ * union's own rate is what the union did, not what the inputs had, and
+ * would hide a saturated union from the WARNING).
+ */
+static double
+state_input_fpr(const BloomAggState *st)
+{
+	return st->merged ? st->input_fpr : bf_est_fpr(&st->view);
+}
+
+/*
  * Merges filter view g into the state's filter: union or intersection,
  * folding to the smaller size when the sizes differ by a power of two.
+ * g is an input filter, or the filter of state gst (combine).
  */
 static void
-state_merge(MemoryContext aggctx, BloomAggState *st, bf_view *g, bool is_union)
+state_merge(MemoryContext aggctx, BloomAggState *st, bf_view *g,
+			const BloomAggState *gst, bool is_union)
 {
 	uint64		nbits;
 	bf_compat	c;
@@ -717,12 +734,24 @@ state_merge(MemoryContext aggctx, BloomAggState *st, bf_view *g, bool is_union)
 	if (c != BF_COMPAT_OK)
 		bloom_report_incompatible(c, is_union ? "union" : "intersect", &st->view, g);
 
-	if (is_union && st->view.nbits != g->nbits)
+	if (is_union && (st->union_agg || (gst && gst->union_agg) || st->view.nbits != g->nbits))
 	{
-		/* remember the fold, to warn at the end if the rate suffered */
-		st->folded_bits = Max(st->folded_bits, Max(st->view.nbits, g->nbits));
-		st->folded_input_fpr = Max(st->folded_input_fpr,
-								   Max(bf_est_fpr(&st->view), bf_est_fpr(g)));
+		/*
+		 * Remember the inputs' rate and any fold, to warn at the end (not
+		 * for bloom_agg's partial states, which are parts of one filter and
+		 * can be large: the rates cost a pass over the bits).
+		 */
+		double		g_input_fpr = gst ? state_input_fpr(gst) : bf_est_fpr(g);
+
+		st->input_fpr = Max(state_input_fpr(st), g_input_fpr);
+		st->merged = true;
+		if (st->view.nbits != g->nbits)
+			st->folded_bits = Max(st->folded_bits, Max(st->view.nbits, g->nbits));
+		if (gst)
+		{
+			st->folded_bits = Max(st->folded_bits, gst->folded_bits);
+			st->union_agg |= gst->union_agg;
+		}
 	}
 	if (st->view.nbits != nbits)
 	{
@@ -787,6 +816,10 @@ state_copy(MemoryContext aggctx, BloomAggState *s)
 		memcpy(st->filter, s->filter, VARSIZE(s->filter));
 		bf_view_of((uint8 *) VARDATA(st->filter), &st->view);
 	}
+	st->union_agg = s->union_agg;
+	st->merged = s->merged;
+	st->input_fpr = s->input_fpr;
+	st->folded_bits = s->folded_bits;
 	if (s->hll != NULL)
 	{
 		st->hll = MemoryContextAlloc(aggctx, BF_HLL_REGISTERS);
@@ -880,7 +913,7 @@ auto_combine(MemoryContext aggctx, BloomAggState *s1, BloomAggState *s2)
 	}
 	state_sync(s2);
 	bf_hll_merge(s1->hll, s2->hll);
-	state_merge(aggctx, s1, &s2->view, true);
+	state_merge(aggctx, s1, &s2->view, s2, true);
 }
 
 static Datum
@@ -904,7 +937,7 @@ combine(FunctionCallInfo fcinfo, bool is_union)
 	else
 	{
 		state_sync(s2);
-		state_merge(aggctx, s1, &s2->view, is_union);
+		state_merge(aggctx, s1, &s2->view, s2, is_union);
 	}
 	PG_RETURN_POINTER(s1);
 }
@@ -1321,8 +1354,12 @@ filter_agg_trans(FunctionCallInfo fcinfo, bool is_union)
 	}
 	f = bloomfilter_getarg(fcinfo, 1, &g);
 	if (st == NULL)
-		PG_RETURN_POINTER(state_from_filter(aggctx, f));
-	state_merge(aggctx, st, &g, is_union);
+	{
+		st = state_from_filter(aggctx, f);
+		st->union_agg = is_union;
+		PG_RETURN_POINTER(st);
+	}
+	state_merge(aggctx, st, &g, NULL, is_union);
 	PG_RETURN_POINTER(st);
 }
 

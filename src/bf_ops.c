@@ -548,21 +548,32 @@ common_geometry(const char *what, bf_view *a, bf_view *b, bf_view *rv,
 }
 
 /*
- * A union of filters of different sizes is folded to the smaller size, so
- * keys of the larger one crowd into fewer bits.  That is correct (no key is
- * lost, and bloom_info tells the rate) but can make a filter that prunes
- * nothing, which deserves a word.
+ * A union holds the keys of all its inputs in one filter: when each input
+ * was sized for its own keys (self-sized bloom_agg on shards, say), the
+ * union holds more keys than any of them was sized for, and a union of
+ * filters of different sizes is folded to the smallest, crowding the keys
+ * of the larger into fewer bits.  That is correct (no key is lost, and
+ * bloom_info tells the rate) but can make a filter that prunes nothing,
+ * which deserves a word.  larger_bits is the largest filter folded, or 0.
  */
 void
-bloom_warn_folded_rate(const bf_view *r, uint64 larger_bits, double input_fpr)
+bloom_warn_union_rate(const bf_view *r, uint64 larger_bits, double input_fpr)
 {
 	double		fpr = bf_est_fpr(r);
 
-	if (fpr > 0.05 && fpr > 10 * input_fpr)
+	if (!(fpr > 0.05 && fpr > 10 * input_fpr))
+		return;
+	if (larger_bits > r->nbits)
 		ereport(WARNING,
 				(errmsg("bloomfilter union folded a filter of " UINT64_FORMAT " bits to " UINT64_FORMAT " bits; its false-positive rate is now %.3g",
 						larger_bits, r->nbits, fpr),
-				 errhint("Filters that will be combined keep their rate when built at one size, for example with bloom_agg(x, capacity, fpr).")));
+				 errhint("Filters that will be combined keep their rate when built at one size for all their keys, with bloom_agg(x, capacity, fpr), or as scalablebloom filters, with sbloom_agg(x).")));
+	else
+		ereport(WARNING,
+				(errmsg("bloomfilter union of filters of " UINT64_FORMAT " bits has a false-positive rate of %.3g; the filters united had at most %.3g",
+						r->nbits, fpr, input_fpr),
+				 errdetail("Each filter was sized for fewer keys than the union holds."),
+				 errhint("Filters that will be combined keep their rate when built at one size for all their keys, with bloom_agg(x, capacity, fpr), or as scalablebloom filters, with sbloom_agg(x).")));
 }
 
 /* bloom_union(f, g), f | g: every key of either. */
@@ -581,8 +592,10 @@ bloomfilter_union(PG_FUNCTION_ARGS)
 	bf_or(&r, &bf);
 	r.added = bloom_add_saturating(a.added, b.added);
 	bf_store_header((uint8 *) VARDATA(res), &r);
-	if (a.nbits != b.nbits)
-		bloom_warn_folded_rate(&r, Max(a.nbits, b.nbits), Max(bf_est_fpr(&a), bf_est_fpr(&b)));
+	/* the inputs' rates cost two passes over their bits: only when needed */
+	if (bf_est_fpr(&r) > 0.05)
+		bloom_warn_union_rate(&r, a.nbits != b.nbits ? Max(a.nbits, b.nbits) : 0,
+							  Max(bf_est_fpr(&a), bf_est_fpr(&b)));
 	PG_RETURN_POINTER(res);
 }
 

@@ -147,9 +147,12 @@ extern void bloom_size_for(int layout, int64 capacity, double fpr,
 extern void bloom_report_incompatible(bf_compat c, const char *what,
 									  const bf_view *a, const bf_view *b) pg_attribute_noreturn();
 
-/* WARNING if folding for a union pushed the rate far past its inputs'. */
-extern void bloom_warn_folded_rate(const bf_view *r, uint64 larger_bits,
-								   double input_fpr);
+/*
+ * WARNING if a union's rate is far past its inputs' (the union folded a
+ * filter of larger_bits, or 0, to r's size).
+ */
+extern void bloom_warn_union_rate(const bf_view *r, uint64 larger_bits,
+								  double input_fpr);
 
 /* ---- bf_agg.c ---- */
 
