@@ -58,7 +58,7 @@
  * `col @> gbloom_key(x)`, whose right side boxes the value with its type.
  * `@>`(bloomfilter, text) and `@>>` are in the operator class as they are.
  */
-#include "bloomfilter.h"
+#include "bf_index.h"
 
 #include "nodes/makefuncs.h"
 
@@ -73,9 +73,6 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
-PG_FUNCTION_INFO_V1(gbloom_key_in);
-PG_FUNCTION_INFO_V1(gbloom_key_out);
-PG_FUNCTION_INFO_V1(gbloom_key);
 PG_FUNCTION_INFO_V1(gbloom_contains);
 PG_FUNCTION_INFO_V1(gbloomfilter_in);
 PG_FUNCTION_INFO_V1(gbloomfilter_out);
@@ -464,90 +461,6 @@ make_sig_key(const GBloomSummary *s, int siglen)
 	return k;
 }
 
-/* ---- gbloom_key: a key value boxed with its type ---- */
-
-/*
- * The right side of the index condition `col @> gbloom_key(x)`: the type
- * OID and the value (datumSerialize's format).  It exists only inside one
- * query; it has no input function and no binary form.
- */
-typedef struct GBloomKeyBox
-{
-	int32		vl_len_;		/* varlena header (do not touch directly!) */
-	Oid			typid;
-	char		data[FLEXIBLE_ARRAY_MEMBER];
-} GBloomKeyBox;
-
-Datum
-gbloom_key_in(PG_FUNCTION_ARGS)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("cannot accept a value of type %s", "gbloom_key"),
-			 errdetail("gbloom_key values are built by gbloom_key(value) inside index conditions.")));
-	PG_RETURN_VOID();			/* keep compiler quiet */
-}
-
-/* Decodes a box: the value (in the current memory context) and its type. */
-static Datum
-unbox_key(Datum d, Oid *typid)
-{
-	GBloomKeyBox *box = (GBloomKeyBox *) PG_DETOAST_DATUM(d);
-	char	   *p = box->data;
-	bool		isnull;
-	Datum		value;
-
-	*typid = box->typid;
-	value = datumRestore(&p, &isnull);
-	if (isnull)
-		elog(ERROR, "gbloom_key holds a NULL");
-	if ((Pointer) box != DatumGetPointer(d))
-		pfree(box);
-	return value;
-}
-
-/* Text output (EXPLAIN VERBOSE may show one): the boxed value's own text. */
-Datum
-gbloom_key_out(PG_FUNCTION_ARGS)
-{
-	Oid			typid;
-	Datum		value = unbox_key(PG_GETARG_DATUM(0), &typid);
-	Oid			outfn;
-	bool		isvarlena;
-
-	getTypeOutputInfo(typid, &outfn, &isvarlena);
-	PG_RETURN_CSTRING(OidOutputFunctionCall(outfn, value));
-}
-
-/* gbloom_key(x): boxes x with its type. */
-Datum
-gbloom_key(PG_FUNCTION_ARGS)
-{
-	Oid			typid = get_fn_expr_argtype(fcinfo->flinfo, 0);
-	Datum		value = PG_GETARG_DATUM(0);
-	int16		typlen;
-	bool		typbyval;
-	Size		sz;
-	GBloomKeyBox *box;
-	char	   *p;
-
-	if (!OidIsValid(typid))
-		ereport(ERROR,
-				(errcode(ERRCODE_INDETERMINATE_DATATYPE),
-				 errmsg("could not determine the type of the bloomfilter key")));
-	get_typlenbyval(typid, &typlen, &typbyval);
-	/* a TOAST pointer is only valid while its row is: box the value itself */
-	if (typlen == -1)
-		value = PointerGetDatum(PG_DETOAST_DATUM(value));
-	sz = datumEstimateSpace(value, false, typbyval, typlen);
-	box = palloc0(offsetof(GBloomKeyBox, data) + sz);
-	SET_VARSIZE(box, offsetof(GBloomKeyBox, data) + sz);
-	box->typid = typid;
-	p = box->data;
-	datumSerialize(value, false, typbyval, typlen, &p);
-	PG_RETURN_POINTER(box);
-}
-
 /* ---- the query state of a scan (or of a gbloom_contains call site) ---- */
 
 #define GBLOOM_NCACHE 8
@@ -683,35 +596,25 @@ query_state(FunctionCallInfo fcinfo, Datum query, int strategy)
 	}
 	else
 	{
-		Oid			elem;
-		bool		of_records;
+		BloomIndexQueryKey key;
 
-		q->value = unbox_key(query, &typid);
-		elem = get_element_type(getBaseType(typid));
-		of_records = getBaseType(typid) == RECORDOID ||
-			(OidIsValid(elem) && getBaseType(elem) == RECORDOID);
+		bloom_index_unbox(query, &key);
+		q->value = key.value;
+		typid = key.typid;
 
 		/*
 		 * Records, and arrays of records, are looked at per value: the row
 		 * type (and so the key family) comes from the value itself.
 		 */
-		if (typid != q->kt_typid || of_records ||
+		if (typid != q->kt_typid || bloom_index_key_per_value(typid) ||
 			PG_GET_COLLATION() != q->kt_collation)
 		{
 			q->kt_typid = InvalidOid;
 			MemoryContextReset(q->typecxt);
 			MemoryContextSwitchTo(q->typecxt);
-
-			/*
-			 * The scan key carries the clause's collation; a key of type
-			 * record (or record[]) tells its columns through its value,
-			 * a varlena either way.
-			 */
-			bloom_key_type_init(&q->kt, typid, PG_GET_COLLATION(),
-								of_records ?
-								(Node *) makeConst(typid, -1, InvalidOid, -1,
-												   q->value, false, false) : NULL,
-								q->typecxt);
+			bloom_index_key_type(&q->kt, typid, q->value, PG_GET_COLLATION(),
+								 q->typecxt);
+			MemoryContextSwitchTo(q->qcxt);
 			q->kt_typid = typid;
 			q->kt_collation = PG_GET_COLLATION();
 		}

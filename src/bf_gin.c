@@ -1,0 +1,858 @@
+/*
+ * bf_gin.c
+ *		GIN operator class for bloomfilter columns (bloomfilter_gin_ops): a
+ *		bit-sliced index, for "which stored filters may contain key x"
+ *		(col @> x) and "which are supersets of filter q" (col @>> q).
+ *
+ * A filter of normal density has about half its bits set, so the OR of a
+ * few of them (a GiST inner key, bf_gist.c) is all ones and prunes
+ * nothing.  Indexing bits instead of filters (bit-sliced signature files;
+ * BitFunnel; COBS) keeps, for each bit position, the rows whose filter has
+ * it set; a key is answered by intersecting the lists of its k positions,
+ * which leaves about fpr of the rows.  GIN is that machine: one index key
+ * per set bit, compressed posting lists, an AND of a query's keys.
+ *
+ * Index keys (int8).  A bit's position only means something for a given
+ * hashing and size, so a key is (geometry, position):
+ *
+ *	 bit key:		 0 | bgid (29 bits) | position (34 bits)
+ *	 geometry key:	 1 | gid (28 bits) | part (3 bits) | payload (32 bits)
+ *
+ * bgid hashes what positions depend on (layout, k, seed, m); each filter
+ * also gets five geometry keys that together spell out its descriptor
+ * (layout, k, seed, m, key family and type tag, and whether its bits are
+ * indexed), under gid, a hash of all of it.  Filters of more than the
+ * operator-class option max_bits bits get only their geometry keys.
+ *
+ * Queries.  The positions of x depend on the geometry, and a GIN query is
+ * extracted before the scan sees any index key; so the planner support
+ * function boxes x with the index and column (gbloom_index_key), and the
+ * query first runs a small scan of the same index that lists its geometry
+ * keys (strategy GIN_STRAT_DISCOVER: a partial match over the geometry
+ * keys that matches none and records each).  The query is then an OR,
+ * over the geometries found, of the AND of x's k bit keys under each (for
+ * a superset query, of q's bits, folded as bloom_contains_filter folds),
+ * plus a "guard" entry: a partial match over the geometry keys that
+ * matches every geometry key the query did not plan for.  Rows behind the
+ * guard are filters of another key family (which a sequential scan
+ * answers with an ERROR), unindexed filters, geometries q cannot be
+ * compared with, and anything added since the discovery or missing from
+ * it; they are candidates.  So the index never depends on the discovery
+ * being complete, only on every filter having its geometry keys.  Every
+ * candidate is rechecked on the table with the exact probe or superset
+ * test, which also raises the sequential scan's errors; hash collisions in
+ * gid or bgid only add candidates.
+ */
+#include "bf_index.h"
+
+#include <limits.h>
+
+#include "access/genam.h"
+#include "access/gin.h"
+#include "access/relation.h"
+#include "access/reloptions.h"
+#include "access/relscan.h"
+#include "access/skey.h"
+#include "catalog/pg_am_d.h"
+#include "catalog/pg_class.h"
+#include "nodes/tidbitmap.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+PG_FUNCTION_INFO_V1(gin_bloom_extract_value);
+PG_FUNCTION_INFO_V1(gin_bloom_extract_query);
+PG_FUNCTION_INFO_V1(gin_bloom_consistent);
+PG_FUNCTION_INFO_V1(gin_bloom_triconsistent);
+PG_FUNCTION_INFO_V1(gin_bloom_compare_partial);
+PG_FUNCTION_INFO_V1(gin_bloom_options);
+PG_FUNCTION_INFO_V1(gbloom_contains_filter);
+
+/* bf_ops.c: the exact superset test, with folding and its errors */
+extern PGDLLEXPORT Datum bloomfilter_contains_filter(PG_FUNCTION_ARGS);
+
+/* Strategies (the operator class in the install script) */
+#define GIN_STRAT_KEY		1	/* @>(bloomfilter, gbloom_key) */
+#define GIN_STRAT_SUPERSET	3	/* @>>(bloomfilter, gbloom_key) */
+#define GIN_STRAT_DISCOVER	99	/* internal: list the geometry keys */
+
+/* ---- index keys ---- */
+
+#define GEO_FLAG		(UINT64_C(1) << 63)
+#define GEO_GID_SHIFT	35
+#define GEO_GID_MASK	((UINT64_C(1) << 28) - 1)
+#define GEO_PART_SHIFT	32
+#define GEO_NPARTS		5
+#define BIT_POS_BITS	34
+#define BIT_GID_MASK	((UINT64_C(1) << 29) - 1)
+
+#define IS_GEO_KEY(k)	((k) < 0)
+
+/* What a filter's bit positions mean, and how a probe must treat it. */
+typedef struct GinGeom
+{
+	uint8		layout;
+	uint8		hashes;
+	uint16		family;
+	uint32		type_tag;
+	uint64		seed;
+	uint64		nbits;
+	bool		unindexed;		/* more bits than max_bits: no bit keys */
+} GinGeom;
+
+static uint64
+geom_hash(const GinGeom *g, bool positions_only)
+{
+	uint8		buf[32];
+
+	memset(buf, 0, sizeof(buf));
+	buf[0] = g->layout;
+	buf[1] = g->hashes;
+	bf_store_le64(buf + 8, g->seed);
+	bf_store_le64(buf + 16, g->nbits);
+	if (!positions_only)
+	{
+		bf_store_le16(buf + 2, g->family);
+		buf[4] = g->unindexed ? 1 : 0;
+		bf_store_le32(buf + 24, g->type_tag);
+	}
+	return bf_hash_bytes(positions_only ? UINT64_C(0x62697467656f6d31) :
+						 UINT64_C(0x67696e67656f6d31), buf, sizeof(buf));
+}
+
+/* The bit key of position pos (pos < 2^34: m is at most BF_MAX_NBITS). */
+static inline int64
+bit_key(uint64 bgid, uint64 pos)
+{
+	return (int64) ((bgid << BIT_POS_BITS) | pos);
+}
+
+static uint64
+geom_bgid(const GinGeom *g)
+{
+	return geom_hash(g, true) >> 35;	/* 29 bits */
+}
+
+static uint64
+geom_gid(const GinGeom *g)
+{
+	return geom_hash(g, false) >> 36;	/* 28 bits */
+}
+
+static uint32
+geom_payload(const GinGeom *g, int part)
+{
+	switch (part)
+	{
+		case 0:
+			return (uint32) g->layout | ((uint32) g->hashes << 2) |
+				((uint32) g->family << 8) | ((uint32) (g->unindexed ? 1 : 0) << 16) |
+				((uint32) ((g->nbits >> 32) & 0xff) << 17);
+		case 1:
+			return (uint32) g->nbits;
+		case 2:
+			return (uint32) g->seed;
+		case 3:
+			return (uint32) (g->seed >> 32);
+		default:
+			return g->type_tag;
+	}
+}
+
+static inline int64
+geo_key(uint64 gid, int part, uint32 payload)
+{
+	return (int64) (GEO_FLAG | (gid << GEO_GID_SHIFT) |
+					((uint64) part << GEO_PART_SHIFT) | payload);
+}
+
+static inline uint64
+geo_key_gid(int64 key)
+{
+	return ((uint64) key >> GEO_GID_SHIFT) & GEO_GID_MASK;
+}
+
+static inline int
+geo_key_part(int64 key)
+{
+	return (int) (((uint64) key >> GEO_PART_SHIFT) & 7);
+}
+
+static void
+geom_of_view(const bf_view *v, int max_bits, GinGeom *g)
+{
+	g->layout = v->layout;
+	g->hashes = v->hashes;
+	g->family = v->family;
+	g->type_tag = v->type_tag;
+	g->seed = v->seed;
+	g->nbits = v->nbits;
+	g->unindexed = v->nbits > (uint64) max_bits;
+}
+
+/* ---- the max_bits option ---- */
+
+/*
+ * A filter is indexed by one key per set bit, so the largest filters would
+ * make the largest index rows (and GIN builds an array of every key of a
+ * row).  Past max_bits a filter is a candidate of every query instead.
+ */
+#define GIN_MAX_BITS_DEFAULT	(1 << 20)
+#define GIN_MAX_BITS_MAX		(1 << 24)
+
+typedef struct GinBloomOptions
+{
+	int32		vl_len_;		/* varlena header (do not touch directly!) */
+	int			max_bits;
+} GinBloomOptions;
+
+static int
+get_max_bits(FunctionCallInfo fcinfo)
+{
+	if (PG_HAS_OPCLASS_OPTIONS())
+		return ((GinBloomOptions *) PG_GET_OPCLASS_OPTIONS())->max_bits;
+	return GIN_MAX_BITS_DEFAULT;
+}
+
+Datum
+gin_bloom_options(PG_FUNCTION_ARGS)
+{
+	local_relopts *relopts = (local_relopts *) PG_GETARG_POINTER(0);
+
+	init_local_reloptions(relopts, sizeof(GinBloomOptions));
+	add_local_int_reloption(relopts, "max_bits",
+							"filters of more bits are indexed by their geometry only, and rechecked by every query",
+							GIN_MAX_BITS_DEFAULT, BF_BLOCK_BITS, GIN_MAX_BITS_MAX,
+							offsetof(GinBloomOptions, max_bits));
+	PG_RETURN_VOID();
+}
+
+/* ---- extractValue ---- */
+
+/*
+ * gin_bloom_extract_value(filter, internal nentries, internal nullflags):
+ * the filter's geometry keys, then a bit key per set bit.
+ */
+Datum
+gin_bloom_extract_value(PG_FUNCTION_ARGS)
+{
+	int32	   *nentries = (int32 *) PG_GETARG_POINTER(1);
+	bf_view		v;
+	GinGeom		g;
+	uint64		nset,
+				gid,
+				base;
+	Datum	   *keys;
+	int			n = 0;
+
+	bloomfilter_getarg(fcinfo, 0, &v);
+	geom_of_view(&v, get_max_bits(fcinfo), &g);
+	nset = g.unindexed ? 0 : bf_popcount(&v);
+	keys = palloc((GEO_NPARTS + nset) * sizeof(Datum));
+
+	gid = geom_gid(&g);
+	for (int part = 0; part < GEO_NPARTS; part++)
+		keys[n++] = Int64GetDatum(geo_key(gid, part, geom_payload(&g, part)));
+
+	if (!g.unindexed)
+	{
+		base = geom_bgid(&g) << BIT_POS_BITS;
+		for (uint64 w = 0; w < v.nbits / 64; w++)
+		{
+			uint64		word = bf_load_le64(v.bits + w * 8);
+
+			while (word != 0)
+			{
+				keys[n++] = Int64GetDatum((int64) (base | (w * 64 + __builtin_ctzll(word))));
+				word &= word - 1;
+			}
+		}
+	}
+	*nentries = n;
+	PG_RETURN_POINTER(keys);
+}
+
+/* ---- discovery: the geometry keys an index holds ---- */
+
+typedef struct GeoSink
+{
+	int			n;
+	int			cap;
+	int64	   *keys;
+} GeoSink;
+
+static void
+sink_add(GeoSink *s, int64 key)
+{
+	if (s->n == s->cap)
+	{
+		s->cap = s->cap == 0 ? 64 : s->cap * 2;
+		s->keys = s->keys == NULL ? palloc(s->cap * sizeof(int64)) :
+			repalloc(s->keys, s->cap * sizeof(int64));
+	}
+	s->keys[s->n++] = key;
+}
+
+static int
+cmp_int64(const void *a, const void *b)
+{
+	int64		x = *(const int64 *) a;
+	int64		y = *(const int64 *) b;
+
+	return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+/*
+ * Runs a GIN_STRAT_DISCOVER scan of column attno of the index named by a
+ * box and returns its geometry keys, sorted and unique.  Only an index of
+ * this operator class is scanned so (its extractQuery must be ours, which
+ * reads the scan's argument as a GeoSink): a box may name any index.
+ */
+static void
+discover(Oid fn_oid, Oid indexoid, int attno, GeoSink *sink)
+{
+	Relation	idx;
+	IndexScanDesc scan;
+	ScanKeyData skey;
+	TIDBitmap  *tbm;
+	int			j = 0;
+
+	idx = try_relation_open(indexoid, AccessShareLock);
+	if (idx == NULL)
+		return;
+	if (idx->rd_rel->relkind != RELKIND_INDEX ||
+		idx->rd_rel->relam != GIN_AM_OID ||
+		attno > IndexRelationGetNumberOfKeyAttributes(idx) ||
+		index_getprocid(idx, attno, GIN_EXTRACTQUERY_PROC) != fn_oid)
+	{
+		index_close(idx, AccessShareLock);
+		return;
+	}
+	ScanKeyEntryInitialize(&skey, 0, attno, GIN_STRAT_DISCOVER, InvalidOid,
+						   InvalidOid, InvalidOid, PointerGetDatum(sink));
+	scan = index_beginscan_bitmap(idx, ActiveSnapshotSet() ?
+								  GetActiveSnapshot() : GetTransactionSnapshot(),
+								  1);
+	index_rescan(scan, &skey, 1, NULL, 0);
+	tbm = tbm_create(64 * 1024L, NULL);
+	(void) index_getbitmap(scan, tbm);
+	tbm_free(tbm);
+	index_endscan(scan);
+	index_close(idx, AccessShareLock);
+
+	if (sink->n > 1)
+	{
+		qsort(sink->keys, sink->n, sizeof(int64), cmp_int64);
+		for (int i = 0; i < sink->n; i++)
+			if (j == 0 || sink->keys[i] != sink->keys[j - 1])
+				sink->keys[j++] = sink->keys[i];
+		sink->n = j;
+	}
+}
+
+/*
+ * The descriptors spelled by the geometry keys of one gid: every choice of
+ * one payload per part whose gid is right (two geometries whose gid
+ * collide give two values for some parts).  Returns how many went into
+ * out, or max + 1 when there were more.
+ */
+static int
+assemble(const int64 *keys, int n, uint64 gid, GinGeom *out, int max)
+{
+	int			start[GEO_NPARTS],
+				count[GEO_NPARTS],
+				idx[GEO_NPARTS];
+	int			nout = 0;
+	int			i = 0;
+
+	for (int part = 0; part < GEO_NPARTS; part++)
+	{
+		start[part] = i;
+		while (i < n && geo_key_part(keys[i]) == part)
+			i++;
+		count[part] = i - start[part];
+		if (count[part] == 0)
+			return 0;
+		idx[part] = 0;
+	}
+
+	for (;;)
+	{
+		uint32		p[GEO_NPARTS];
+		GinGeom		g;
+
+		for (int part = 0; part < GEO_NPARTS; part++)
+			p[part] = (uint32) keys[start[part] + idx[part]];
+		g.layout = p[0] & 3;
+		g.hashes = (p[0] >> 2) & 63;
+		g.family = (p[0] >> 8) & 0xff;
+		g.unindexed = ((p[0] >> 16) & 1) != 0;
+		g.nbits = ((uint64) ((p[0] >> 17) & 0xff) << 32) | p[1];
+		g.seed = ((uint64) p[3] << 32) | p[2];
+		g.type_tag = p[4];
+		if (geom_gid(&g) == gid && bf_check_geometry(g.layout, g.hashes, g.nbits) == BF_OK)
+		{
+			if (nout == max)
+				return max + 1;
+			out[nout++] = g;
+		}
+		/* next combination */
+		for (int part = GEO_NPARTS - 1;; part--)
+		{
+			if (part < 0)
+				return nout;
+			if (++idx[part] < count[part])
+				break;
+			idx[part] = 0;
+		}
+	}
+}
+
+/* ---- the query plan: an OR of ANDs of ORs of index keys, and a guard ---- */
+
+/*
+ * Entries are laid out clause by clause: clause c is entries
+ * [clause_end[c - 1], clause_end[c]) (an OR), group g is clauses
+ * [group_end[g - 1], group_end[g]) (an AND); the result is the OR of the
+ * groups and of the guard, the last entry.  Every entry's extra_data
+ * points here.
+ */
+typedef struct GinBloomPlan
+{
+	int			guard;			/* index of the guard entry */
+	int			nclauses;
+	int		   *clause_end;
+	int			ngroups;
+	int		   *group_end;
+	int			nknown;			/* sorted geometry keys the groups plan for */
+	int64	   *known;
+} GinBloomPlan;
+
+typedef struct PlanBuilder
+{
+	int			nentries;
+	int			maxentries;
+	Datum	   *entries;
+	int			nclauses;
+	int			maxclauses;
+	int		   *clause_end;
+	int			ngroups;
+	int			maxgroups;
+	int		   *group_end;
+} PlanBuilder;
+
+/* Past this many entries, geometries are left to the guard. */
+#define GIN_MAX_QUERY_ENTRIES 65536
+/* Geometries sharing one gid (a 28-bit hash) planned apiece, at most */
+#define GIN_MAX_GEOMS_PER_GID 16
+
+static void
+pb_entry(PlanBuilder *b, int64 key)
+{
+	if (b->nentries == b->maxentries)
+	{
+		b->maxentries = b->maxentries == 0 ? 64 : b->maxentries * 2;
+		b->entries = b->entries == NULL ? palloc(b->maxentries * sizeof(Datum)) :
+			repalloc(b->entries, b->maxentries * sizeof(Datum));
+	}
+	b->entries[b->nentries++] = Int64GetDatum(key);
+}
+
+static void
+pb_end_clause(PlanBuilder *b)
+{
+	if (b->nclauses == b->maxclauses)
+	{
+		b->maxclauses = b->maxclauses == 0 ? 64 : b->maxclauses * 2;
+		b->clause_end = b->clause_end == NULL ? palloc(b->maxclauses * sizeof(int)) :
+			repalloc(b->clause_end, b->maxclauses * sizeof(int));
+	}
+	b->clause_end[b->nclauses++] = b->nentries;
+}
+
+static void
+pb_end_group(PlanBuilder *b)
+{
+	if (b->ngroups == b->maxgroups)
+	{
+		b->maxgroups = b->maxgroups == 0 ? 16 : b->maxgroups * 2;
+		b->group_end = b->group_end == NULL ? palloc(b->maxgroups * sizeof(int)) :
+			repalloc(b->group_end, b->maxgroups * sizeof(int));
+	}
+	b->group_end[b->ngroups++] = b->nclauses;
+}
+
+/* The group of a probe of hash h in filters of geometry g. */
+static void
+plan_probe(PlanBuilder *b, const GinGeom *g, uint64 h)
+{
+	uint64		pos[BF_MAX_HASHES];
+	uint64		bgid = geom_bgid(g);
+
+	bf_positions(g->layout, g->nbits, g->hashes, h, pos);
+	for (int i = 0; i < g->hashes; i++)
+	{
+		pb_entry(b, bit_key(bgid, pos[i]));
+		pb_end_clause(b);
+	}
+	pb_end_group(b);
+}
+
+/*
+ * The group of "f is a superset of q" for filters f of geometry g, which
+ * bf_compatible allows, folding as bloom_contains_filter does: q to f's
+ * size when f is smaller; when f is larger, each bit of q is covered by
+ * any of the 2^shift bits of f that fold onto it.  False when the group
+ * would be too large (the guard takes g then).
+ */
+static bool
+plan_superset(PlanBuilder *b, const GinGeom *g, const bf_view *q, int budget)
+{
+	uint64		bgid = geom_bgid(g);
+	bf_view		qv = *q;
+	int			shift = 0;
+	uint64		nset;
+
+	if (g->nbits < q->nbits)
+	{
+		qv.nbits = g->nbits;
+		qv.bits = palloc0(g->nbits / 8);
+		bf_fold_or(&qv, q);
+	}
+	else
+		while ((q->nbits << shift) < g->nbits)
+			shift++;
+
+	nset = bf_popcount(&qv);
+	if (nset == 0 || shift > 16 || (nset << shift) > (uint64) budget)
+		return false;			/* an empty q: every f is a superset */
+
+	for (uint64 w = 0; w < qv.nbits / 64; w++)
+	{
+		uint64		word = bf_load_le64(qv.bits + w * 8);
+
+		while (word != 0)
+		{
+			uint64		p = w * 64 + __builtin_ctzll(word);
+
+			word &= word - 1;
+			if (g->layout == BF_LAYOUT_BLOCKED)
+			{
+				uint64		blk = p / BF_BLOCK_BITS,
+							off = p % BF_BLOCK_BITS;
+
+				for (uint64 fb = blk << shift; fb < (blk + 1) << shift; fb++)
+					pb_entry(b, bit_key(bgid, fb * BF_BLOCK_BITS + off));
+			}
+			else
+			{
+				for (uint64 fp = p << shift; fp < (p + 1) << shift; fp++)
+					pb_entry(b, bit_key(bgid, fp));
+			}
+			pb_end_clause(b);
+		}
+	}
+	pb_end_group(b);
+	return true;
+}
+
+/* The hash of the probe key under a seed (a few seeds are remembered). */
+typedef struct SeedHashes
+{
+	int			n;
+	uint64		seed[8];
+	uint64		hash[8];
+} SeedHashes;
+
+static uint64
+probe_hash(SeedHashes *sh, const BloomKeyType *kt, Datum value, uint64 seed)
+{
+	uint64		h;
+
+	for (int i = 0; i < sh->n; i++)
+		if (sh->seed[i] == seed)
+			return sh->hash[i];
+	h = bloom_hash_value(kt, value, seed);
+	if (sh->n < 8)
+	{
+		sh->seed[sh->n] = seed;
+		sh->hash[sh->n++] = h;
+	}
+	return h;
+}
+
+/*
+ * gin_bloom_extract_query(query, internal nentries, int2 strategy,
+ *		internal partial_matches, internal extra_data, internal nullflags,
+ *		internal search_mode)
+ */
+Datum
+gin_bloom_extract_query(PG_FUNCTION_ARGS)
+{
+	int32	   *nentries = (int32 *) PG_GETARG_POINTER(1);
+	StrategyNumber strategy = PG_GETARG_UINT16(2);
+	bool	  **pmatch = (bool **) PG_GETARG_POINTER(3);
+	Pointer   **extra_data = (Pointer **) PG_GETARG_POINTER(4);
+	BloomIndexQueryKey key;
+	GeoSink		geos = {0};
+	PlanBuilder b = {0};
+	GinBloomPlan *plan;
+	BloomKeyType kt;
+	SeedHashes	sh = {0};
+	bf_view		qv;
+	bool	   *used;
+	GinGeom    *gs;
+	int			nknown = 0;
+
+	memset(&kt, 0, sizeof(kt));
+	memset(&qv, 0, sizeof(qv));
+	if (strategy == GIN_STRAT_DISCOVER)
+	{
+		/* one partial match from the first geometry key on */
+		Datum	   *entries = palloc(sizeof(Datum));
+
+		entries[0] = Int64GetDatum(PG_INT64_MIN);
+		*pmatch = palloc(sizeof(bool));
+		(*pmatch)[0] = true;
+		*extra_data = palloc(sizeof(Pointer));
+		(*extra_data)[0] = (Pointer) PG_GETARG_POINTER(0);
+		*nentries = 1;
+		PG_RETURN_POINTER(entries);
+	}
+	if (strategy != GIN_STRAT_KEY && strategy != GIN_STRAT_SUPERSET)
+		elog(ERROR, "unrecognized bloomfilter GIN strategy number %d", strategy);
+
+	bloom_index_unbox(PG_GETARG_DATUM(0), &key);
+	if (strategy == GIN_STRAT_SUPERSET)
+	{
+		if (key.typid != bloom_index_filter_typid(fcinfo->flinfo->fn_oid))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("a superset query needs a bloomfilter")));
+		bloomfilter_view((struct varlena *) PG_DETOAST_DATUM(key.value), &qv);
+	}
+	else
+		bloom_index_key_type(&kt, key.typid, key.value, key.collation,
+							 CurrentMemoryContext);
+
+	if (OidIsValid(key.indexoid))
+		discover(fcinfo->flinfo->fn_oid, key.indexoid, key.attno, &geos);
+
+	/*
+	 * Plan a group for each geometry a group can be planned for.  The guard
+	 * must catch every filter of a geometry without a group, and it tells
+	 * filters apart only by their geometry keys; so the keys of a gid are
+	 * known (not caught) only when every geometry spelled with them has a
+	 * group.  Filters of a geometry whose keys the discovery saw only in
+	 * part (added meanwhile) keep an unseen key, which the guard catches.
+	 */
+	used = palloc0(Max(geos.n, 1) * sizeof(bool));
+	gs = palloc((GIN_MAX_GEOMS_PER_GID + 1) * sizeof(GinGeom));
+	for (int i = 0; i < geos.n;)
+	{
+		uint64		gid = geo_key_gid(geos.keys[i]);
+		int			j = i;
+		int			ng;
+		bool		all_planned;
+
+		while (j < geos.n && geo_key_gid(geos.keys[j]) == gid)
+			j++;
+		ng = assemble(geos.keys + i, j - i, gid, gs, GIN_MAX_GEOMS_PER_GID);
+		all_planned = ng > 0 && ng <= GIN_MAX_GEOMS_PER_GID;
+		for (int g = 0; all_planned && g < ng; g++)
+		{
+			const GinGeom *geo = &gs[g];
+			int			budget = GIN_MAX_QUERY_ENTRIES - b.nentries;
+
+			if (strategy == GIN_STRAT_KEY)
+			{
+				if (geo->family == BF_FAMILY_NONE)
+					continue;	/* empty filters contain nothing */
+				if (!geo->unindexed && geo->family == kt.family &&
+					geo->type_tag == kt.type_tag && budget >= geo->hashes)
+					plan_probe(&b, geo, probe_hash(&sh, &kt, key.value, geo->seed));
+				else
+					all_planned = false;
+			}
+			else
+			{
+				bf_view		fv = {0};
+				uint64		nbits;
+
+				fv.layout = geo->layout;
+				fv.hashes = geo->hashes;
+				fv.family = geo->family;
+				fv.type_tag = geo->type_tag;
+				fv.seed = geo->seed;
+				fv.nbits = geo->nbits;
+				if (geo->unindexed ||
+					bf_compatible(&fv, &qv, &nbits) != BF_COMPAT_OK ||
+					!plan_superset(&b, geo, &qv, budget))
+					all_planned = false;
+			}
+		}
+		if (all_planned)
+			for (int k = i; k < j; k++)
+				used[k] = true;
+		i = j;
+	}
+
+	/* The keys the groups cover; the guard matches every other. */
+	plan = palloc0(sizeof(GinBloomPlan));
+	plan->known = palloc(Max(geos.n, 1) * sizeof(int64));
+	for (int i = 0; i < geos.n; i++)
+		if (used[i])
+			plan->known[nknown++] = geos.keys[i];
+	plan->nknown = nknown;
+
+	plan->guard = b.nentries;
+	pb_entry(&b, PG_INT64_MIN);
+	plan->nclauses = b.nclauses;
+	plan->clause_end = b.clause_end;
+	plan->ngroups = b.ngroups;
+	plan->group_end = b.group_end;
+
+	*pmatch = palloc0(b.nentries * sizeof(bool));
+	(*pmatch)[plan->guard] = true;
+	*extra_data = palloc(b.nentries * sizeof(Pointer));
+	for (int i = 0; i < b.nentries; i++)
+		(*extra_data)[i] = (Pointer) plan;
+	*nentries = b.nentries;
+	PG_RETURN_POINTER(b.entries);
+}
+
+/* ---- comparePartial: discovery, and the guard ---- */
+
+/*
+ * gin_bloom_compare_partial(partial int8, key int8, int2 strategy,
+ *		internal extra_data): 0 matches, < 0 goes on, > 0 stops.
+ */
+Datum
+gin_bloom_compare_partial(PG_FUNCTION_ARGS)
+{
+	int64		key = PG_GETARG_INT64(1);
+	StrategyNumber strategy = PG_GETARG_UINT16(2);
+	Pointer		extra = (Pointer) PG_GETARG_POINTER(3);
+
+	if (!IS_GEO_KEY(key))
+		PG_RETURN_INT32(1);		/* past the geometry keys */
+	if (extra == NULL)
+		elog(ERROR, "bloomfilter GIN partial match without its query");
+	if (strategy == GIN_STRAT_DISCOVER)
+	{
+		sink_add((GeoSink *) extra, key);
+		PG_RETURN_INT32(-1);
+	}
+	else
+	{
+		const GinBloomPlan *plan = (const GinBloomPlan *) extra;
+
+		if (bsearch(&key, plan->known, plan->nknown, sizeof(int64), cmp_int64))
+			PG_RETURN_INT32(-1);
+		PG_RETURN_INT32(0);		/* a geometry no group covers */
+	}
+}
+
+/* ---- consistent ---- */
+
+static GinTernaryValue
+plan_eval(const GinBloomPlan *p, const GinTernaryValue *check)
+{
+	GinTernaryValue res = check[p->guard];
+	int			c = 0;
+
+	if (res == GIN_TRUE)
+		return GIN_TRUE;
+	for (int g = 0; g < p->ngroups; g++)
+	{
+		GinTernaryValue gv = GIN_TRUE;
+
+		for (; c < p->group_end[g]; c++)
+		{
+			GinTernaryValue cv = GIN_FALSE;
+
+			if (gv == GIN_FALSE)
+				continue;		/* skip to the next group's clauses */
+			for (int e = c == 0 ? 0 : p->clause_end[c - 1]; e < p->clause_end[c]; e++)
+			{
+				if (check[e] == GIN_TRUE)
+				{
+					cv = GIN_TRUE;
+					break;
+				}
+				if (check[e] == GIN_MAYBE)
+					cv = GIN_MAYBE;
+			}
+			if (cv == GIN_FALSE)
+				gv = GIN_FALSE;
+			else if (cv == GIN_MAYBE)
+				gv = GIN_MAYBE;
+		}
+		if (gv == GIN_TRUE)
+			return GIN_TRUE;
+		if (gv == GIN_MAYBE)
+			res = GIN_MAYBE;
+	}
+	return res;
+}
+
+/*
+ * gin_bloom_consistent(internal check, int2 strategy, query, int4 nentries,
+ *		internal extra_data, internal recheck, internal query_keys,
+ *		internal nullflags).  Always rechecked: the table has the exact test.
+ */
+Datum
+gin_bloom_consistent(PG_FUNCTION_ARGS)
+{
+	bool	   *check = (bool *) PG_GETARG_POINTER(0);
+	StrategyNumber strategy = PG_GETARG_UINT16(1);
+	int32		nentries = PG_GETARG_INT32(3);
+	Pointer    *extra_data = (Pointer *) PG_GETARG_POINTER(4);
+	bool	   *recheck = (bool *) PG_GETARG_POINTER(5);
+	GinTernaryValue *tcheck;
+
+	*recheck = true;
+	if (strategy == GIN_STRAT_DISCOVER || nentries == 0)
+		PG_RETURN_BOOL(false);
+	tcheck = palloc(nentries * sizeof(GinTernaryValue));
+	for (int i = 0; i < nentries; i++)
+		tcheck[i] = check[i] ? GIN_TRUE : GIN_FALSE;
+	PG_RETURN_BOOL(plan_eval((GinBloomPlan *) extra_data[0], tcheck) != GIN_FALSE);
+}
+
+/*
+ * gin_bloom_triconsistent(internal check, int2 strategy, query,
+ *		int4 nentries, internal extra_data, internal query_keys,
+ *		internal nullflags).  Never GIN_TRUE: a match is rechecked.
+ */
+Datum
+gin_bloom_triconsistent(PG_FUNCTION_ARGS)
+{
+	GinTernaryValue *check = (GinTernaryValue *) PG_GETARG_POINTER(0);
+	StrategyNumber strategy = PG_GETARG_UINT16(1);
+	int32		nentries = PG_GETARG_INT32(3);
+	Pointer    *extra_data = (Pointer *) PG_GETARG_POINTER(4);
+
+	if (strategy == GIN_STRAT_DISCOVER || nentries == 0)
+		PG_RETURN_GIN_TERNARY_VALUE(GIN_FALSE);
+	if (plan_eval((GinBloomPlan *) extra_data[0], check) == GIN_FALSE)
+		PG_RETURN_GIN_TERNARY_VALUE(GIN_FALSE);
+	PG_RETURN_GIN_TERNARY_VALUE(GIN_MAYBE);
+}
+
+/* ---- the superset operator of the index condition, and its recheck ---- */
+
+/* gbloom_contains_filter(f, gbloom_index_key(q, ...)) = f @>> q */
+Datum
+gbloom_contains_filter(PG_FUNCTION_ARGS)
+{
+	BloomIndexQueryKey key;
+
+	bloom_index_unbox(PG_GETARG_DATUM(1), &key);
+	if (key.typid != bloom_index_filter_typid(fcinfo->flinfo->fn_oid))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("a superset query needs a bloomfilter")));
+	return DirectFunctionCall2Coll(bloomfilter_contains_filter, InvalidOid,
+								   PG_GETARG_DATUM(0), key.value);
+}
