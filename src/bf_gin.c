@@ -351,6 +351,79 @@ discover(Oid fn_oid, Oid indexoid, int attno, GeoSink *sink)
 }
 
 /*
+ * What the last discoveries found, per index column, kept for later scans:
+ * a nested loop rescans once per outer row, and the discovery costs a scan
+ * of its own.  A stale entry only costs time, never a row: a geometry
+ * added since is unknown to the query, so the guard makes its filters
+ * candidates, and marks the entry stale for the next query; one removed
+ * since only plans a group that finds nothing.  An entry is also
+ * refreshed after GEO_CACHE_USES queries, so that removed geometries stop
+ * costing.
+ */
+#define GEO_CACHE_SLOTS 8
+#define GEO_CACHE_USES	256
+
+typedef struct GeoCacheSlot
+{
+	Oid			indexoid;		/* InvalidOid: free */
+	int			attno;
+	uint64		generation;		/* bumped whenever the slot changes */
+	bool		stale;
+	int			uses;
+	int			n;
+	int64	   *keys;			/* in TopMemoryContext */
+} GeoCacheSlot;
+
+static GeoCacheSlot geo_cache[GEO_CACHE_SLOTS];
+static uint64 geo_cache_generation = 0;
+static int	geo_cache_next = 0;
+
+/* The geometry keys of an index column, from the cache or a discovery. */
+static void
+discover_cached(Oid fn_oid, Oid indexoid, int attno, GeoSink *sink,
+				int *slot_out, uint64 *generation_out)
+{
+	GeoCacheSlot *slot = NULL;
+
+	for (int i = 0; i < GEO_CACHE_SLOTS; i++)
+		if (geo_cache[i].indexoid == indexoid && geo_cache[i].attno == attno)
+			slot = &geo_cache[i];
+
+	if (slot != NULL && !slot->stale && slot->uses < GEO_CACHE_USES)
+	{
+		slot->uses++;
+		sink->n = sink->cap = slot->n;
+		sink->keys = palloc(Max(slot->n, 1) * sizeof(int64));
+		memcpy(sink->keys, slot->keys, slot->n * sizeof(int64));
+	}
+	else
+	{
+		discover(fn_oid, indexoid, attno, sink);
+		if (slot == NULL)
+		{
+			slot = &geo_cache[geo_cache_next];
+			geo_cache_next = (geo_cache_next + 1) % GEO_CACHE_SLOTS;
+		}
+		/* emptied first, so that an error half-way leaves a free slot */
+		slot->indexoid = InvalidOid;
+		if (slot->keys != NULL)
+			pfree(slot->keys);
+		slot->keys = NULL;
+		slot->keys = MemoryContextAlloc(TopMemoryContext,
+										Max(sink->n, 1) * sizeof(int64));
+		memcpy(slot->keys, sink->keys, sink->n * sizeof(int64));
+		slot->n = sink->n;
+		slot->attno = attno;
+		slot->stale = false;
+		slot->uses = 0;
+		slot->generation = ++geo_cache_generation;
+		slot->indexoid = indexoid;
+	}
+	*slot_out = (int) (slot - geo_cache);
+	*generation_out = slot->generation;
+}
+
+/*
  * The descriptors spelled by the geometry keys of one gid: every choice of
  * one payload per part whose gid is right (two geometries whose gid
  * collide give two values for some parts).  Returns how many went into
@@ -426,6 +499,10 @@ typedef struct GinBloomPlan
 	int		   *group_end;
 	int			nknown;			/* sorted geometry keys the groups plan for */
 	int64	   *known;
+	int			nseen;			/* sorted geometry keys the discovery found */
+	int64	   *seen;
+	int			cache_slot;		/* where they came from (-1: nowhere) */
+	uint64		cache_generation;
 } GinBloomPlan;
 
 typedef struct PlanBuilder
@@ -635,8 +712,13 @@ gin_bloom_extract_query(PG_FUNCTION_ARGS)
 		bloom_index_key_type(&kt, key.typid, key.value, key.collation,
 							 CurrentMemoryContext);
 
+	plan = palloc0(sizeof(GinBloomPlan));
+	plan->cache_slot = -1;
 	if (OidIsValid(key.indexoid))
-		discover(fcinfo->flinfo->fn_oid, key.indexoid, key.attno, &geos);
+		discover_cached(fcinfo->flinfo->fn_oid, key.indexoid, key.attno, &geos,
+						&plan->cache_slot, &plan->cache_generation);
+	plan->nseen = geos.n;
+	plan->seen = geos.keys;
 
 	/*
 	 * Plan a group for each geometry a group can be planned for.  The guard
@@ -698,7 +780,6 @@ gin_bloom_extract_query(PG_FUNCTION_ARGS)
 	}
 
 	/* The keys the groups cover; the guard matches every other. */
-	plan = palloc0(sizeof(GinBloomPlan));
 	plan->known = palloc(Max(geos.n, 1) * sizeof(int64));
 	for (int i = 0; i < geos.n; i++)
 		if (used[i])
@@ -749,6 +830,12 @@ gin_bloom_compare_partial(PG_FUNCTION_ARGS)
 
 		if (bsearch(&key, plan->known, plan->nknown, sizeof(int64), cmp_int64))
 			PG_RETURN_INT32(-1);
+		/* a geometry the discovery did not find: the next query looks again */
+		if (plan->cache_slot >= 0 &&
+			geo_cache[plan->cache_slot].generation == plan->cache_generation &&
+			(plan->nseen == 0 ||
+			 !bsearch(&key, plan->seen, plan->nseen, sizeof(int64), cmp_int64)))
+			geo_cache[plan->cache_slot].stale = true;
 		PG_RETURN_INT32(0);		/* a geometry no group covers */
 	}
 }
