@@ -140,6 +140,14 @@ plan_probe(PlanBuilder *b, const GinGeom *g, uint64 h)
 }
 
 /*
+ * A superset query asks for GIN_SUPERSET_CLAUSES of q's bits at most, evenly
+ * spread: GIN reads every list a query names, each about half the rows long
+ * at normal density, while the rows that have a dozen given bits set are
+ * already a few in ten thousand, and the recheck settles the rest.
+ */
+#define GIN_SUPERSET_CLAUSES 12
+
+/*
  * The group of "f is a superset of q" for filters f of geometry g, which
  * bf_compatible allows, folding as bloom_contains_filter does: q to f's
  * size when f is smaller; when f is larger, each bit of q is covered by
@@ -152,7 +160,9 @@ plan_superset(PlanBuilder *b, const GinGeom *g, const bf_view *q, int budget)
 	uint64		bgid = gin_geom_bgid(g);
 	bf_view		qv = *q;
 	int			shift = 0;
-	uint64		nset;
+	uint64		nset,
+				stride,
+				nth = 0;
 
 	if (g->nbits < q->nbits)
 	{
@@ -165,8 +175,11 @@ plan_superset(PlanBuilder *b, const GinGeom *g, const bf_view *q, int budget)
 			shift++;
 
 	nset = bf_popcount(&qv);
-	if (nset == 0 || shift > 16 || (nset << shift) > (uint64) budget)
+	if (nset == 0)
 		return false;			/* an empty q: every f is a superset */
+	stride = (nset + GIN_SUPERSET_CLAUSES - 1) / GIN_SUPERSET_CLAUSES;
+	if (shift > 16 || ((nset / stride + 1) << shift) > (uint64) budget)
+		return false;
 
 	for (uint64 w = 0; w < qv.nbits / 64; w++)
 	{
@@ -177,6 +190,8 @@ plan_superset(PlanBuilder *b, const GinGeom *g, const bf_view *q, int budget)
 			uint64		p = w * 64 + __builtin_ctzll(word);
 
 			word &= word - 1;
+			if (nth++ % stride != 0)
+				continue;
 			if (g->layout == BF_LAYOUT_BLOCKED)
 			{
 				uint64		blk = p / BF_BLOCK_BITS,
