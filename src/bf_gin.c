@@ -5,7 +5,7 @@
  *		(col @> x) and "which are supersets of filter q" (col @>> q).
  *
  * A filter of normal density has about half its bits set, so the OR of a
- * few of them (a GiST inner key, bf_gist.c) is all ones and prunes
+ * few of them (a GiST inner key, bf_gist_keys.c) is all ones and prunes
  * nothing.  Indexing bits instead of filters (bit-sliced signature files;
  * BitFunnel; COBS) keeps, for each bit position, the rows whose filter has
  * it set; a key is answered by intersecting the lists of its k positions,
