@@ -5,24 +5,12 @@
  *		(col @> x) and "which are supersets of filter q" (col @>> q).
  *
  * A filter of normal density has about half its bits set, so the OR of a
- * few of them (a GiST inner key, bf_gist.c) is all ones and prunes
+ * few of them (a GiST inner key, bf_gist_keys.c) is all ones and prunes
  * nothing.  Indexing bits instead of filters (bit-sliced signature files;
  * BitFunnel; COBS) keeps, for each bit position, the rows whose filter has
  * it set; a key is answered by intersecting the lists of its k positions,
  * which leaves about fpr of the rows.  GIN is that machine: one index key
  * per set bit, compressed posting lists, an AND of a query's keys.
- *
- * Index keys (int8).  A bit's position only means something for a given
- * hashing and size, so a key is (geometry, position):
- *
- *	 bit key:		 0 | bgid (29 bits) | position (34 bits)
- *	 geometry key:	 1 | gid (28 bits) | part (3 bits) | payload (32 bits)
- *
- * bgid hashes what positions depend on (layout, k, seed, m); each filter
- * also gets five geometry keys that together spell out its descriptor
- * (layout, k, seed, m, key family and type tag, and whether its bits are
- * indexed), under gid, a hash of all of it.  Filters of more than the
- * operator-class option max_bits bits get only their geometry keys.
  *
  * Queries.  The positions of x depend on the geometry, and a GIN query is
  * extracted before the scan sees any index key; so the planner support
@@ -43,370 +31,19 @@
  * test, which also raises the sequential scan's errors; hash collisions in
  * gid or bgid only add candidates.
  */
-#include "bf_index.h"
+#include "bf_gin.h"
 
-#include <limits.h>
-
-#include "access/genam.h"
 #include "access/gin.h"
-#include "access/relation.h"
-#include "access/reloptions.h"
-#include "access/relscan.h"
-#include "access/skey.h"
-#include "catalog/pg_am_d.h"
-#include "catalog/pg_class.h"
-#include "nodes/tidbitmap.h"
-#include "utils/memutils.h"
-#include "utils/rel.h"
-#include "utils/snapmgr.h"
+#include "access/stratnum.h"
 
-PG_FUNCTION_INFO_V1(gin_bloom_extract_value);
 PG_FUNCTION_INFO_V1(gin_bloom_extract_query);
 PG_FUNCTION_INFO_V1(gin_bloom_consistent);
 PG_FUNCTION_INFO_V1(gin_bloom_triconsistent);
 PG_FUNCTION_INFO_V1(gin_bloom_compare_partial);
-PG_FUNCTION_INFO_V1(gin_bloom_options);
 PG_FUNCTION_INFO_V1(gbloom_contains_filter);
 
 /* bf_ops.c: the exact superset test, with folding and its errors */
 extern PGDLLEXPORT Datum bloomfilter_contains_filter(PG_FUNCTION_ARGS);
-
-/* Strategies (the operator class in the install script) */
-#define GIN_STRAT_KEY		1	/* @>(bloomfilter, gbloom_key) */
-#define GIN_STRAT_SUPERSET	3	/* @>>(bloomfilter, gbloom_key) */
-#define GIN_STRAT_DISCOVER	99	/* internal: list the geometry keys */
-
-/* ---- index keys ---- */
-
-#define GEO_FLAG		(UINT64_C(1) << 63)
-#define GEO_GID_SHIFT	35
-#define GEO_GID_MASK	((UINT64_C(1) << 28) - 1)
-#define GEO_PART_SHIFT	32
-#define GEO_NPARTS		5
-#define BIT_POS_BITS	34
-#define BIT_GID_MASK	((UINT64_C(1) << 29) - 1)
-
-#define IS_GEO_KEY(k)	((k) < 0)
-
-/* What a filter's bit positions mean, and how a probe must treat it. */
-typedef struct GinGeom
-{
-	uint8		layout;
-	uint8		hashes;
-	uint16		family;
-	uint32		type_tag;
-	uint64		seed;
-	uint64		nbits;
-	bool		unindexed;		/* more bits than max_bits: no bit keys */
-} GinGeom;
-
-static uint64
-geom_hash(const GinGeom *g, bool positions_only)
-{
-	uint8		buf[32];
-
-	memset(buf, 0, sizeof(buf));
-	buf[0] = g->layout;
-	buf[1] = g->hashes;
-	bf_store_le64(buf + 8, g->seed);
-	bf_store_le64(buf + 16, g->nbits);
-	if (!positions_only)
-	{
-		bf_store_le16(buf + 2, g->family);
-		buf[4] = g->unindexed ? 1 : 0;
-		bf_store_le32(buf + 24, g->type_tag);
-	}
-	return bf_hash_bytes(positions_only ? UINT64_C(0x62697467656f6d31) :
-						 UINT64_C(0x67696e67656f6d31), buf, sizeof(buf));
-}
-
-/* The bit key of position pos (pos < 2^34: m is at most BF_MAX_NBITS). */
-static inline int64
-bit_key(uint64 bgid, uint64 pos)
-{
-	return (int64) ((bgid << BIT_POS_BITS) | pos);
-}
-
-static uint64
-geom_bgid(const GinGeom *g)
-{
-	return geom_hash(g, true) >> 35;	/* 29 bits */
-}
-
-static uint64
-geom_gid(const GinGeom *g)
-{
-	return geom_hash(g, false) >> 36;	/* 28 bits */
-}
-
-static uint32
-geom_payload(const GinGeom *g, int part)
-{
-	switch (part)
-	{
-		case 0:
-			return (uint32) g->layout | ((uint32) g->hashes << 2) |
-				((uint32) g->family << 8) | ((uint32) (g->unindexed ? 1 : 0) << 16) |
-				((uint32) ((g->nbits >> 32) & 0xff) << 17);
-		case 1:
-			return (uint32) g->nbits;
-		case 2:
-			return (uint32) g->seed;
-		case 3:
-			return (uint32) (g->seed >> 32);
-		default:
-			return g->type_tag;
-	}
-}
-
-static inline int64
-geo_key(uint64 gid, int part, uint32 payload)
-{
-	return (int64) (GEO_FLAG | (gid << GEO_GID_SHIFT) |
-					((uint64) part << GEO_PART_SHIFT) | payload);
-}
-
-static inline uint64
-geo_key_gid(int64 key)
-{
-	return ((uint64) key >> GEO_GID_SHIFT) & GEO_GID_MASK;
-}
-
-static inline int
-geo_key_part(int64 key)
-{
-	return (int) (((uint64) key >> GEO_PART_SHIFT) & 7);
-}
-
-static void
-geom_of_view(const bf_view *v, int max_bits, GinGeom *g)
-{
-	g->layout = v->layout;
-	g->hashes = v->hashes;
-	g->family = v->family;
-	g->type_tag = v->type_tag;
-	g->seed = v->seed;
-	g->nbits = v->nbits;
-	g->unindexed = v->nbits > (uint64) max_bits;
-}
-
-/* ---- the max_bits option ---- */
-
-/*
- * A filter is indexed by one key per set bit, so the largest filters would
- * make the largest index rows (and GIN builds an array of every key of a
- * row).  Past max_bits a filter is a candidate of every query instead.
- */
-#define GIN_MAX_BITS_DEFAULT	(1 << 20)
-#define GIN_MAX_BITS_MAX		(1 << 24)
-
-typedef struct GinBloomOptions
-{
-	int32		vl_len_;		/* varlena header (do not touch directly!) */
-	int			max_bits;
-} GinBloomOptions;
-
-static int
-get_max_bits(FunctionCallInfo fcinfo)
-{
-	if (PG_HAS_OPCLASS_OPTIONS())
-		return ((GinBloomOptions *) PG_GET_OPCLASS_OPTIONS())->max_bits;
-	return GIN_MAX_BITS_DEFAULT;
-}
-
-Datum
-gin_bloom_options(PG_FUNCTION_ARGS)
-{
-	local_relopts *relopts = (local_relopts *) PG_GETARG_POINTER(0);
-
-	init_local_reloptions(relopts, sizeof(GinBloomOptions));
-	add_local_int_reloption(relopts, "max_bits",
-							"filters of more bits are indexed by their geometry only, and rechecked by every query",
-							GIN_MAX_BITS_DEFAULT, BF_BLOCK_BITS, GIN_MAX_BITS_MAX,
-							offsetof(GinBloomOptions, max_bits));
-	PG_RETURN_VOID();
-}
-
-/* ---- extractValue ---- */
-
-/*
- * gin_bloom_extract_value(filter, internal nentries, internal nullflags):
- * the filter's geometry keys, then a bit key per set bit.
- */
-Datum
-gin_bloom_extract_value(PG_FUNCTION_ARGS)
-{
-	int32	   *nentries = (int32 *) PG_GETARG_POINTER(1);
-	bf_view		v;
-	GinGeom		g;
-	uint64		nset,
-				gid,
-				base;
-	Datum	   *keys;
-	int			n = 0;
-
-	bloomfilter_getarg(fcinfo, 0, &v);
-	geom_of_view(&v, get_max_bits(fcinfo), &g);
-	nset = g.unindexed ? 0 : bf_popcount(&v);
-	keys = palloc((GEO_NPARTS + nset) * sizeof(Datum));
-
-	gid = geom_gid(&g);
-	for (int part = 0; part < GEO_NPARTS; part++)
-		keys[n++] = Int64GetDatum(geo_key(gid, part, geom_payload(&g, part)));
-
-	if (!g.unindexed)
-	{
-		base = geom_bgid(&g) << BIT_POS_BITS;
-		for (uint64 w = 0; w < v.nbits / 64; w++)
-		{
-			uint64		word = bf_load_le64(v.bits + w * 8);
-
-			while (word != 0)
-			{
-				keys[n++] = Int64GetDatum((int64) (base | (w * 64 + __builtin_ctzll(word))));
-				word &= word - 1;
-			}
-		}
-	}
-	*nentries = n;
-	PG_RETURN_POINTER(keys);
-}
-
-/* ---- discovery: the geometry keys an index holds ---- */
-
-typedef struct GeoSink
-{
-	int			n;
-	int			cap;
-	int64	   *keys;
-} GeoSink;
-
-static void
-sink_add(GeoSink *s, int64 key)
-{
-	if (s->n == s->cap)
-	{
-		s->cap = s->cap == 0 ? 64 : s->cap * 2;
-		s->keys = s->keys == NULL ? palloc(s->cap * sizeof(int64)) :
-			repalloc(s->keys, s->cap * sizeof(int64));
-	}
-	s->keys[s->n++] = key;
-}
-
-static int
-cmp_int64(const void *a, const void *b)
-{
-	int64		x = *(const int64 *) a;
-	int64		y = *(const int64 *) b;
-
-	return x < y ? -1 : (x > y ? 1 : 0);
-}
-
-/*
- * Runs a GIN_STRAT_DISCOVER scan of column attno of the index named by a
- * box and returns its geometry keys, sorted and unique.  Only an index of
- * this operator class is scanned so (its extractQuery must be ours, which
- * reads the scan's argument as a GeoSink): a box may name any index.
- */
-static void
-discover(Oid fn_oid, Oid indexoid, int attno, GeoSink *sink)
-{
-	Relation	idx;
-	IndexScanDesc scan;
-	ScanKeyData skey;
-	TIDBitmap  *tbm;
-	int			j = 0;
-
-	idx = try_relation_open(indexoid, AccessShareLock);
-	if (idx == NULL)
-		return;
-	if (idx->rd_rel->relkind != RELKIND_INDEX ||
-		idx->rd_rel->relam != GIN_AM_OID ||
-		attno > IndexRelationGetNumberOfKeyAttributes(idx) ||
-		index_getprocid(idx, attno, GIN_EXTRACTQUERY_PROC) != fn_oid)
-	{
-		index_close(idx, AccessShareLock);
-		return;
-	}
-	ScanKeyEntryInitialize(&skey, 0, attno, GIN_STRAT_DISCOVER, InvalidOid,
-						   InvalidOid, InvalidOid, PointerGetDatum(sink));
-	scan = index_beginscan_bitmap(idx, ActiveSnapshotSet() ?
-								  GetActiveSnapshot() : GetTransactionSnapshot(),
-								  1);
-	index_rescan(scan, &skey, 1, NULL, 0);
-	tbm = tbm_create(64 * 1024L, NULL);
-	(void) index_getbitmap(scan, tbm);
-	tbm_free(tbm);
-	index_endscan(scan);
-	index_close(idx, AccessShareLock);
-
-	if (sink->n > 1)
-	{
-		qsort(sink->keys, sink->n, sizeof(int64), cmp_int64);
-		for (int i = 0; i < sink->n; i++)
-			if (j == 0 || sink->keys[i] != sink->keys[j - 1])
-				sink->keys[j++] = sink->keys[i];
-		sink->n = j;
-	}
-}
-
-/*
- * The descriptors spelled by the geometry keys of one gid: every choice of
- * one payload per part whose gid is right (two geometries whose gid
- * collide give two values for some parts).  Returns how many went into
- * out, or max + 1 when there were more.
- */
-static int
-assemble(const int64 *keys, int n, uint64 gid, GinGeom *out, int max)
-{
-	int			start[GEO_NPARTS],
-				count[GEO_NPARTS],
-				idx[GEO_NPARTS];
-	int			nout = 0;
-	int			i = 0;
-
-	for (int part = 0; part < GEO_NPARTS; part++)
-	{
-		start[part] = i;
-		while (i < n && geo_key_part(keys[i]) == part)
-			i++;
-		count[part] = i - start[part];
-		if (count[part] == 0)
-			return 0;
-		idx[part] = 0;
-	}
-
-	for (;;)
-	{
-		uint32		p[GEO_NPARTS];
-		GinGeom		g;
-
-		for (int part = 0; part < GEO_NPARTS; part++)
-			p[part] = (uint32) keys[start[part] + idx[part]];
-		g.layout = p[0] & 3;
-		g.hashes = (p[0] >> 2) & 63;
-		g.family = (p[0] >> 8) & 0xff;
-		g.unindexed = ((p[0] >> 16) & 1) != 0;
-		g.nbits = ((uint64) ((p[0] >> 17) & 0xff) << 32) | p[1];
-		g.seed = ((uint64) p[3] << 32) | p[2];
-		g.type_tag = p[4];
-		if (geom_gid(&g) == gid && bf_check_geometry(g.layout, g.hashes, g.nbits) == BF_OK)
-		{
-			if (nout == max)
-				return max + 1;
-			out[nout++] = g;
-		}
-		/* next combination */
-		for (int part = GEO_NPARTS - 1;; part--)
-		{
-			if (part < 0)
-				return nout;
-			if (++idx[part] < count[part])
-				break;
-			idx[part] = 0;
-		}
-	}
-}
 
 /* ---- the query plan: an OR of ANDs of ORs of index keys, and a guard ---- */
 
@@ -426,6 +63,10 @@ typedef struct GinBloomPlan
 	int		   *group_end;
 	int			nknown;			/* sorted geometry keys the groups plan for */
 	int64	   *known;
+	int			nseen;			/* sorted geometry keys the discovery found */
+	int64	   *seen;
+	int			cache_slot;		/* where they came from (-1: nowhere) */
+	uint64		cache_generation;
 } GinBloomPlan;
 
 typedef struct PlanBuilder
@@ -487,7 +128,7 @@ static void
 plan_probe(PlanBuilder *b, const GinGeom *g, uint64 h)
 {
 	uint64		pos[BF_MAX_HASHES];
-	uint64		bgid = geom_bgid(g);
+	uint64		bgid = gin_geom_bgid(g);
 
 	bf_positions(g->layout, g->nbits, g->hashes, h, pos);
 	for (int i = 0; i < g->hashes; i++)
@@ -499,6 +140,14 @@ plan_probe(PlanBuilder *b, const GinGeom *g, uint64 h)
 }
 
 /*
+ * A superset query asks for GIN_SUPERSET_CLAUSES of q's bits at most, evenly
+ * spread: GIN reads every list a query names, each about half the rows long
+ * at normal density, while the rows that have a dozen given bits set are
+ * already a few in ten thousand, and the recheck settles the rest.
+ */
+#define GIN_SUPERSET_CLAUSES 12
+
+/*
  * The group of "f is a superset of q" for filters f of geometry g, which
  * bf_compatible allows, folding as bloom_contains_filter does: q to f's
  * size when f is smaller; when f is larger, each bit of q is covered by
@@ -508,10 +157,12 @@ plan_probe(PlanBuilder *b, const GinGeom *g, uint64 h)
 static bool
 plan_superset(PlanBuilder *b, const GinGeom *g, const bf_view *q, int budget)
 {
-	uint64		bgid = geom_bgid(g);
+	uint64		bgid = gin_geom_bgid(g);
 	bf_view		qv = *q;
 	int			shift = 0;
-	uint64		nset;
+	uint64		nset,
+				stride,
+				nth = 0;
 
 	if (g->nbits < q->nbits)
 	{
@@ -524,8 +175,11 @@ plan_superset(PlanBuilder *b, const GinGeom *g, const bf_view *q, int budget)
 			shift++;
 
 	nset = bf_popcount(&qv);
-	if (nset == 0 || shift > 16 || (nset << shift) > (uint64) budget)
+	if (nset == 0)
 		return false;			/* an empty q: every f is a superset */
+	stride = (nset + GIN_SUPERSET_CLAUSES - 1) / GIN_SUPERSET_CLAUSES;
+	if (shift > 16 || ((nset / stride + 1) << shift) > (uint64) budget)
+		return false;
 
 	for (uint64 w = 0; w < qv.nbits / 64; w++)
 	{
@@ -536,6 +190,8 @@ plan_superset(PlanBuilder *b, const GinGeom *g, const bf_view *q, int budget)
 			uint64		p = w * 64 + __builtin_ctzll(word);
 
 			word &= word - 1;
+			if (nth++ % stride != 0)
+				continue;
 			if (g->layout == BF_LAYOUT_BLOCKED)
 			{
 				uint64		blk = p / BF_BLOCK_BITS,
@@ -635,8 +291,13 @@ gin_bloom_extract_query(PG_FUNCTION_ARGS)
 		bloom_index_key_type(&kt, key.typid, key.value, key.collation,
 							 CurrentMemoryContext);
 
+	plan = palloc0(sizeof(GinBloomPlan));
+	plan->cache_slot = -1;
 	if (OidIsValid(key.indexoid))
-		discover(fcinfo->flinfo->fn_oid, key.indexoid, key.attno, &geos);
+		gin_discover_cached(fcinfo->flinfo->fn_oid, key.indexoid, key.attno, &geos,
+						&plan->cache_slot, &plan->cache_generation);
+	plan->nseen = geos.n;
+	plan->seen = geos.keys;
 
 	/*
 	 * Plan a group for each geometry a group can be planned for.  The guard
@@ -657,7 +318,7 @@ gin_bloom_extract_query(PG_FUNCTION_ARGS)
 
 		while (j < geos.n && geo_key_gid(geos.keys[j]) == gid)
 			j++;
-		ng = assemble(geos.keys + i, j - i, gid, gs, GIN_MAX_GEOMS_PER_GID);
+		ng = gin_assemble(geos.keys + i, j - i, gid, gs, GIN_MAX_GEOMS_PER_GID);
 		all_planned = ng > 0 && ng <= GIN_MAX_GEOMS_PER_GID;
 		for (int g = 0; all_planned && g < ng; g++)
 		{
@@ -698,7 +359,6 @@ gin_bloom_extract_query(PG_FUNCTION_ARGS)
 	}
 
 	/* The keys the groups cover; the guard matches every other. */
-	plan = palloc0(sizeof(GinBloomPlan));
 	plan->known = palloc(Max(geos.n, 1) * sizeof(int64));
 	for (int i = 0; i < geos.n; i++)
 		if (used[i])
@@ -740,15 +400,19 @@ gin_bloom_compare_partial(PG_FUNCTION_ARGS)
 		elog(ERROR, "bloomfilter GIN partial match without its query");
 	if (strategy == GIN_STRAT_DISCOVER)
 	{
-		sink_add((GeoSink *) extra, key);
+		gin_sink_add((GeoSink *) extra, key);
 		PG_RETURN_INT32(-1);
 	}
 	else
 	{
 		const GinBloomPlan *plan = (const GinBloomPlan *) extra;
 
-		if (bsearch(&key, plan->known, plan->nknown, sizeof(int64), cmp_int64))
+		if (bsearch(&key, plan->known, plan->nknown, sizeof(int64), gin_cmp_int64))
 			PG_RETURN_INT32(-1);
+		/* a geometry the discovery did not find: the next query looks again */
+		if (plan->nseen == 0 ||
+			!bsearch(&key, plan->seen, plan->nseen, sizeof(int64), gin_cmp_int64))
+			gin_geo_cache_mark_stale(plan->cache_slot, plan->cache_generation);
 		PG_RETURN_INT32(0);		/* a geometry no group covers */
 	}
 }
