@@ -86,6 +86,13 @@ typedef struct PlanBuilder
 #define GIN_MAX_QUERY_ENTRIES 65536
 /* Geometries sharing one gid (a 28-bit hash) planned apiece, at most */
 #define GIN_MAX_GEOMS_PER_GID 16
+/*
+ * Geometries planned per query, at most.  Each costs GIN k lookups in the
+ * entry tree (266 geometries: about 10 ms); past that (a column of
+ * thousands of geometries, a few rows each) the guard's recheck of their
+ * rows costs no more than a sequential scan.
+ */
+#define GIN_MAX_GROUPS 512
 
 static void
 pb_entry(PlanBuilder *b, int64 key)
@@ -319,7 +326,8 @@ gin_bloom_extract_query(PG_FUNCTION_ARGS)
 		while (j < geos.n && geo_key_gid(geos.keys[j]) == gid)
 			j++;
 		ng = gin_assemble(geos.keys + i, j - i, gid, gs, GIN_MAX_GEOMS_PER_GID);
-		all_planned = ng > 0 && ng <= GIN_MAX_GEOMS_PER_GID;
+		all_planned = ng > 0 && ng <= GIN_MAX_GEOMS_PER_GID &&
+			b.ngroups + ng <= GIN_MAX_GROUPS;
 		for (int g = 0; all_planned && g < ng; g++)
 		{
 			const GinGeom *geo = &gs[g];

@@ -466,19 +466,21 @@ query_folded(GBloomQuery *q, uint64 nbits)
  * but into buffers kept for the scan instead of a new datum per leaf.
  */
 static bool
-superset_leaf(GBloomQuery *q, const void *key)
+superset_leaf(GBloomQuery *q, const void *key, bool *recheck)
 {
 	bf_view		lv;
-	struct varlena *lf = gbloom_leaf_filter(key, &lv);
 	uint64		nbits;
 	bf_view		sv;
 
+	(void) gbloom_leaf_filter(key, &lv);
 	if (bf_compatible(&lv, &q->qv, &nbits) != BF_COMPAT_OK)
 	{
-		/* the error a sequential scan would raise, with its details */
-		return DatumGetBool(DirectFunctionCall2(bloomfilter_contains_filter,
-												PointerGetDatum(lf),
-												PointerGetDatum(q->qf)));
+		/*
+		 * A sequential scan raises an error for this filter, if its row is
+		 * visible: the recheck on the table does that (the row may be dead).
+		 */
+		*recheck = true;
+		return true;
 	}
 	if (lv.nbits == q->qv.nbits)
 		return bf_is_superset(&lv, &q->qv);
@@ -523,14 +525,25 @@ gbloom_consistent(PG_FUNCTION_ARGS)
 	if (GBK_IS_LEAF(key))
 	{
 		if (strategy == GBLOOM_STRAT_SUPERSET)
-			res = superset_leaf(q, key);
+			res = superset_leaf(q, key, recheck);
 		else
 		{
 			bf_view		v;
 
 			gbloom_leaf_filter(key, &v);
-			res = bloom_check_family(&v, &q->kt) &&
-				bf_probe_hash(&v, query_hash(q, v.seed));
+			if (v.family == BF_FAMILY_NONE)
+				res = false;	/* empty: contains nothing */
+			else if (v.family != q->kt.family || v.type_tag != q->kt.type_tag)
+			{
+				/*
+				 * The family error of a sequential scan, raised by the
+				 * recheck on the table only if the row is visible.
+				 */
+				*recheck = true;
+				res = true;
+			}
+			else
+				res = bf_probe_hash(&v, query_hash(q, v.seed));
 		}
 		PG_RETURN_BOOL(res);
 	}
