@@ -129,10 +129,12 @@ typedef struct BloomFilterPlan
 								 * foreign tables */
 	Var		   *fvar;			/* its key column */
 	RelOptInfo *orel;			/* the other side */
+	Expr	   *oexpr;			/* its key */
 	char	   *keyname;		/* the other side's key, for EXPLAIN */
 	double		sel;			/* fraction of frel's rows that pass */
 	PlannerInfo *subroot;		/* the filter's subquery, planned */
 	Path	   *subpath;		/* its cheapest path */
+	Param	   *prm;			/* the InitPlan's output, once made */
 } BloomFilterPlan;
 
 /* A candidate equality: frel's fvar = oexpr over orel. */
@@ -894,23 +896,40 @@ add_clause(PlannerInfo *root, RelOptInfo *rel, Expr *clause, double sel,
 	return added;
 }
 
-/* Attach the filter's InitPlan and add its probe to the foreign side. */
+/*
+ * Attach the filter's InitPlan and add its probe to the foreign side.  A
+ * filter of the same key of the same relation, made for another foreign
+ * table of the query (done is the list of those made so far), is reused.
+ */
 static void
-apply_filter(PlannerInfo *root, const BloomObjects *bo, BloomFilterPlan *fp)
+apply_filter(PlannerInfo *root, const BloomObjects *bo, BloomFilterPlan *fp,
+			 List *done)
 {
-	Param	   *prm = SS_make_initplan_output_param(root, bo->bftype, -1, InvalidOid);
-	Plan	   *plan = create_plan(fp->subroot, fp->subpath);
-	SubPlan    *sp;
 	OpExpr	   *probe;
+	ListCell   *lc;
 
-	SS_make_initplan_from_plan(root, fp->subroot, plan, prm);
-	/* EXPLAIN prints the name: say where the InitPlan comes from */
-	sp = (SubPlan *) llast(root->init_plans);
-	sp->plan_name = psprintf("%s: bloom filter of %s, added by bloomfilter.join_pushdown",
-							 sp->plan_name, fp->keyname);
+	foreach(lc, done)
+	{
+		BloomFilterPlan *other = (BloomFilterPlan *) lfirst(lc);
+
+		if (other->orel == fp->orel && equal(other->oexpr, fp->oexpr))
+			fp->prm = other->prm;
+	}
+	if (fp->prm == NULL)
+	{
+		Plan	   *plan = create_plan(fp->subroot, fp->subpath);
+		SubPlan    *sp;
+
+		fp->prm = SS_make_initplan_output_param(root, bo->bftype, -1, InvalidOid);
+		SS_make_initplan_from_plan(root, fp->subroot, plan, fp->prm);
+		/* EXPLAIN prints the name: say where the InitPlan comes from */
+		sp = (SubPlan *) llast(root->init_plans);
+		sp->plan_name = psprintf("%s: bloom filter of %s, added by bloomfilter.join_pushdown",
+								 sp->plan_name, fp->keyname);
+	}
 
 	probe = (OpExpr *) make_opclause(bo->probe_op, BOOLOID, false,
-									 (Expr *) copyObject(fp->fvar), (Expr *) prm,
+									 (Expr *) copyObject(fp->fvar), (Expr *) fp->prm,
 									 InvalidOid, fp->fvar->varcollid);
 	probe->opfuncid = get_opcode(bo->probe_op);
 	add_clause(root, fp->frel, (Expr *) probe, fp->sel, bo);
@@ -1031,6 +1050,7 @@ add_bloom_filters(PlannerInfo *root)
 		fp->frel = frel;
 		fp->fvar = c.fvar;
 		fp->orel = c.orel;
+		fp->oexpr = c.oexpr;
 		fp->keyname = keyname;
 		fp->sel = c.sel;
 		fp->subroot = subroot;
@@ -1039,7 +1059,8 @@ add_bloom_filters(PlannerInfo *root)
 	}
 
 	foreach(lc, plans)
-		apply_filter(root, &bo, (BloomFilterPlan *) lfirst(lc));
+		apply_filter(root, &bo, (BloomFilterPlan *) lfirst(lc),
+					 list_head(plans) == lc ? NIL : list_copy_head(plans, foreach_current_index(lc)));
 }
 
 /*
