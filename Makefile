@@ -15,7 +15,7 @@ CORE_SRCS = src/core/bf_format.c src/core/bf_combine.c src/core/bf_estimate.c \
 	src/core/bf_batch.c src/core/bf_simd.c
 GLUE_SRCS = src/bf_guc.c src/bf_io.c src/bf_encode.c src/bf_keytypes.c src/bf_keybytes.c src/bf_ops.c src/bf_agg.c \
 	src/bf_index.c src/bf_gist.c src/bf_gist_keys.c src/bf_gin.c src/bf_gin_keys.c src/bf_planner.c src/bf_counting.c src/bf_window.c src/bf_scalable.c \
-	src/bf_array.c src/bf_cmp.c
+	src/bf_array.c src/bf_cmp.c src/bf_autojoin.c src/bf_autojoin_plan.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
 DATA = sql/bloomfilter--1.0.sql
@@ -44,7 +44,7 @@ include $(PGXS)
 # every object depends on the headers (PGXS tracks only the .c files)
 CORE_HDRS = src/core/bf_core.h src/core/bf_counting.h src/core/bf_window.h \
 	src/core/bf_scalable.h
-$(OBJS): $(CORE_HDRS) src/bloomfilter.h src/bf_keyenc.h src/bf_index.h src/bf_gist.h src/bf_gin.h
+$(OBJS): $(CORE_HDRS) src/bloomfilter.h src/bf_keyenc.h src/bf_index.h src/bf_gist.h src/bf_gin.h src/bf_autojoin.h
 
 # ---- the core on its own ----
 CORE_CC ?= gcc

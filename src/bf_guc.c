@@ -6,6 +6,8 @@
 
 #include <limits.h>
 
+#include "tcop/tcopprot.h"
+#include "miscadmin.h"
 #include "utils/guc.h"
 
 /* bloomfilter.default_fpr: the rate bloom_agg(x) sizes its filters for */
@@ -26,6 +28,16 @@ int			bloomfilter_agg_max_capacity = 100000000;
  * difference (test/bench/batch_bench.sh) and to rule the SIMD path out.
  */
 static bool bloomfilter_simd = true;
+
+/*
+ * Automatic Bloom-joins (bf_autojoin.c): bloomfilter.join_pushdown turns
+ * them on; a filter goes only to foreign scans that return at least
+ * join_pushdown_min_rows rows and is expected to keep at most
+ * join_pushdown_max_fraction of them.
+ */
+bool		bloomfilter_join_pushdown = true;
+double		bloomfilter_join_pushdown_min_rows = 10000;
+double		bloomfilter_join_pushdown_max_fraction = 0.5;
 
 static void
 assign_simd(bool newval, void *extra pg_attribute_unused())
@@ -78,5 +90,41 @@ _PG_init(void)
 							 true,
 							 PGC_USERSET, 0,
 							 NULL, assign_simd, show_simd);
+	DefineCustomBoolVariable("bloomfilter.join_pushdown",
+							 "Joins with postgres_fdw foreign tables ship a Bloom filter of the other side's keys into the remote query.",
+							 "Only when the library is loaded at start (shared_preload_libraries or session_preload_libraries).",
+							 &bloomfilter_join_pushdown,
+							 true,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+	DefineCustomRealVariable("bloomfilter.join_pushdown_min_rows",
+							 "Fewest rows a foreign scan must be expected to return for bloomfilter.join_pushdown to filter it.",
+							 NULL,
+							 &bloomfilter_join_pushdown_min_rows,
+							 10000, 0, 1e15,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+	DefineCustomRealVariable("bloomfilter.join_pushdown_max_fraction",
+							 "Largest fraction of a foreign scan's rows an automatic Bloom filter may be expected to keep.",
+							 NULL,
+							 &bloomfilter_join_pushdown_max_fraction,
+							 0.5, 0, 1,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
 	MarkGUCPrefixReserved("bloomfilter");
+
+	/*
+	 * The planner hook only when the library is loaded at start: by
+	 * shared_preload_libraries (in the postmaster), or by
+	 * session_preload_libraries, which PostgreSQL 15 runs at backend start
+	 * before the first query arrives (so with no query string; it runs
+	 * inside a transaction, which therefore tells nothing, and has no flag
+	 * of its own).  Loaded lazily (CREATE EXTENSION, the first call of one
+	 * of its functions, LOAD), always while serving a query and possibly
+	 * in the middle of planning it, the library leaves the planner alone:
+	 * whether a join gets a filter must not depend on what the session
+	 * happened to call before.
+	 */
+	if (process_shared_preload_libraries_in_progress || debug_query_string == NULL)
+		bloom_autojoin_install();
 }

@@ -26,6 +26,14 @@
 
 extern double bloomfilter_default_fpr;
 extern int	bloomfilter_agg_max_capacity;
+extern bool bloomfilter_join_pushdown;
+extern double bloomfilter_join_pushdown_min_rows;
+extern double bloomfilter_join_pushdown_max_fraction;
+
+/* ---- bf_autojoin.c ---- */
+
+/* Installs the planner hook of automatic Bloom-joins. */
+extern void bloom_autojoin_install(void);
 
 /* ---- bf_io.c ---- */
 

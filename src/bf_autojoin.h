@@ -1,0 +1,96 @@
+/*
+ * bf_autojoin.h
+ *		Declarations shared by the two files of automatic Bloom-joins
+ *		(bloomfilter.join_pushdown):
+ *
+ *		bf_autojoin.c		the join_search_hook (once per query level), the
+ *							candidate equalities and their legality:
+ *							equivalence classes, LEFT joins, keys that hash
+ *							alike, the other side's checks;
+ *		bf_autojoin_plan.c	the foreign scans a filter goes to and what it is
+ *							worth there, the filter's subquery and InitPlan,
+ *							the probe clause, and the foreign relation's (and
+ *							partitioned parent's) size and paths redone.
+ */
+#ifndef BF_AUTOJOIN_H
+#define BF_AUTOJOIN_H
+
+#include "bloomfilter.h"
+
+#include "nodes/pathnodes.h"
+
+/* The extension's objects, looked up once per query level. */
+typedef struct BloomObjects
+{
+	Oid			extoid;
+	Oid			bftype;			/* bloomfilter */
+	Oid			aggfn;			/* bloom_agg(anyelement) */
+	Oid			probe_op;		/* <@(anycompatible, bloomfilter) */
+} BloomObjects;
+
+/* A filter worth adding, decided before any is added. */
+typedef struct BloomFilterPlan
+{
+	RelOptInfo *frel;			/* foreign table, or table partitioned over
+								 * foreign tables */
+	Var		   *fvar;			/* its key column */
+	RelOptInfo *orel;			/* the other side */
+	Expr	   *oexpr;			/* its key */
+	char	   *keyname;		/* the other side's key, for EXPLAIN */
+	double		sel;			/* fraction of frel's rows that pass */
+	PlannerInfo *subroot;		/* the filter's subquery, planned */
+	Path	   *subpath;		/* its cheapest path */
+	Param	   *prm;			/* the InitPlan's output, once made */
+} BloomFilterPlan;
+
+/* A candidate equality: frel's fvar = oexpr over orel. */
+typedef struct BloomCandidate
+{
+	Var		   *fvar;
+	RelOptInfo *orel;
+	Expr	   *oexpr;
+	double		keys;			/* estimated distinct keys of the filter */
+	double		sel;			/* estimated fraction of rows that pass */
+	double		net;			/* saving minus the costs known before
+								 * planning the subquery */
+} BloomCandidate;
+
+/*
+ * What bloom_autojoin_rate_candidate() needs to know of the foreign scans a
+ * filter goes to.
+ */
+typedef struct RemoteShare
+{
+	double		rows;			/* rows they return today */
+	double		transfer;		/* cost of those rows crossing */
+	double		per_byte;		/* cost of shipping one filter byte, summed
+								 * over the scans (each gets the filter) */
+	int			nscans;
+} RemoteShare;
+
+/* The RangeTblEntry of a base or member relation. */
+static inline RangeTblEntry *
+rel_rte(PlannerInfo *root, RelOptInfo *rel)
+{
+	return root->simple_rte_array[rel->relid];
+}
+
+/* ---- bf_autojoin.c ---- */
+
+extern int	bloom_autojoin_depth;
+extern bool bloom_autojoin_needs_its_query(Node *node);
+
+/* ---- bf_autojoin_plan.c ---- */
+
+extern void bloom_autojoin_remote_share(PlannerInfo *root, RelOptInfo *rel,
+										const BloomObjects *bo, RemoteShare *rs);
+extern bool bloom_autojoin_rate_candidate(PlannerInfo *root, RelOptInfo *frel,
+										  const RemoteShare *rs, BloomCandidate *c);
+extern PlannerInfo *bloom_autojoin_plan_filter_query(PlannerInfo *root,
+													 const BloomObjects *bo,
+													 BloomCandidate *c,
+													 char **keyname);
+extern void bloom_autojoin_apply_filter(PlannerInfo *root, const BloomObjects *bo,
+										BloomFilterPlan *fp, List *done);
+
+#endif							/* BF_AUTOJOIN_H */

@@ -1,0 +1,320 @@
+# Automatic Bloom-joins (bloomfilter.join_pushdown): with the library
+# preloaded, the planner adds "fcol <@ $n" (an InitPlan's bloom_agg of the
+# other side's key) to the remote query of postgres_fdw scans.
+#
+# Every shape is run with the setting off and on: the full sorted result
+# sets must be equal, and the plan must show the filter exactly where it
+# belongs.  Two clusters (coord, remote1), then three (remote2: a second
+# server, and a table partitioned over both).
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use BloomCluster;
+
+my $remote1 = start_node('remote1');
+my $remote2 = start_node('remote2');
+my $coord   = start_node('coord');
+
+# The coordinator preloads the library in every session.
+$coord->append_conf('postgresql.conf', "session_preload_libraries = 'bloomfilter'\n");
+$coord->restart;
+
+# ---- data -------------------------------------------------------------
+# events: 30,000 rows of customers 0..9,999 (three each) and five with no
+# customer; tkeys: text keys, some with trailing spaces, as text and
+# char(8), and int8 keys.
+for my $r ($remote1, $remote2)
+{
+	$r->safe_psql('postgres', q{
+		CREATE TABLE events AS
+		SELECT g AS id, g % 10000 AS customer_id, 'p' || g AS payload
+		FROM generate_series(1, 30000) g;
+		INSERT INTO events SELECT 30000 + g, NULL, 'no customer' FROM generate_series(1, 5) g;
+		CREATE TABLE shard AS SELECT * FROM events;
+		CREATE TABLE tkeys AS
+		SELECT g AS id, 'k' || (g % 5000) || CASE WHEN g % 3 = 0 THEN '  ' ELSE '' END AS t,
+		       ('k' || (g % 5000))::char(8) AS c, (g % 5000)::int8 AS i8
+		FROM generate_series(1, 30000) g;
+		ANALYZE;
+	});
+}
+# the shards of the partitioned table: ids 1..15,000 on remote1, the rest on remote2
+$remote1->safe_psql('postgres', 'DELETE FROM shard WHERE id > 15000; ANALYZE shard');
+$remote2->safe_psql('postgres', 'DELETE FROM shard WHERE id <= 15000; ANALYZE shard');
+
+my ($p1, $p2) = ($remote1->port, $remote2->port);
+$coord->safe_psql('postgres', qq{
+	CREATE EXTENSION postgres_fdw;
+	CREATE SERVER r1 FOREIGN DATA WRAPPER postgres_fdw
+		OPTIONS (host '127.0.0.1', port '$p1', dbname 'postgres',
+		         extensions 'bloomfilter', async_capable 'true');
+	CREATE SERVER r2 FOREIGN DATA WRAPPER postgres_fdw
+		OPTIONS (host '127.0.0.1', port '$p2', dbname 'postgres',
+		         extensions 'bloomfilter', async_capable 'true');
+	-- the same remote without the extensions option
+	CREATE SERVER r1_plain FOREIGN DATA WRAPPER postgres_fdw
+		OPTIONS (host '127.0.0.1', port '$p1', dbname 'postgres');
+	CREATE USER MAPPING FOR CURRENT_USER SERVER r1;
+	CREATE USER MAPPING FOR CURRENT_USER SERVER r2;
+	CREATE USER MAPPING FOR CURRENT_USER SERVER r1_plain;
+
+	CREATE FOREIGN TABLE events (id int, customer_id int, payload text) SERVER r1;
+	CREATE FOREIGN TABLE events2 (id int, customer_id int, payload text)
+		SERVER r2 OPTIONS (table_name 'events');
+	CREATE FOREIGN TABLE events_plain (id int, customer_id int, payload text)
+		SERVER r1_plain OPTIONS (table_name 'events');
+	CREATE FOREIGN TABLE tkeys (id int, t text, c char(8), i8 int8) SERVER r1;
+	CREATE TABLE allev (id int, customer_id int, payload text) PARTITION BY RANGE (id);
+	CREATE FOREIGN TABLE allev_1 PARTITION OF allev FOR VALUES FROM (MINVALUE) TO (15001)
+		SERVER r1 OPTIONS (table_name 'shard');
+	CREATE FOREIGN TABLE allev_2 PARTITION OF allev FOR VALUES FROM (15001) TO (MAXVALUE)
+		SERVER r2 OPTIONS (table_name 'shard');
+
+	-- 250 customers that exist remotely (one twice), 40 that do not, a NULL
+	CREATE TABLE vip (customer_id int, grp int, n numeric, i8 int8);
+	INSERT INTO vip SELECT g * 7, g % 3, g * 7, g * 7 FROM generate_series(1, 250) g;
+	INSERT INTO vip VALUES (100, 1, 100, 100), (NULL, 1, NULL, NULL);
+	INSERT INTO vip SELECT 20000 + g, g % 3, 20000 + g, 20000 + g FROM generate_series(1, 40) g;
+	CREATE TABLE vip_empty (LIKE vip);
+	CREATE TABLE x AS SELECT g AS id FROM generate_series(1, 400) g;
+	-- text keys: some with trailing spaces, as text and as char(8)
+	CREATE TABLE lk AS
+	SELECT 'k' || g || CASE WHEN g % 2 = 0 THEN '  ' ELSE '' END AS t,
+	       ('k' || g)::char(8) AS c, g::numeric AS n, g::int8 AS i8
+	FROM generate_series(1, 300) g;
+	CREATE VIEW vip_events AS
+	SELECT v.customer_id, v.grp, e.id, e.payload FROM vip v JOIN events e USING (customer_id);
+	CREATE SEQUENCE s;
+	-- postgres_fdw estimates from local statistics; ANALYZE alone skips
+	-- foreign tables
+	ANALYZE;
+	ANALYZE events, events2, events_plain, tkeys, allev;
+});
+
+# ---- helpers ----------------------------------------------------------
+sub rows_of
+{
+	my ($sql, $setting, %opts) = @_;
+	my $pre = $opts{pre} // '';
+	return $coord->safe_psql('postgres',
+		"SET bloomfilter.join_pushdown = $setting; $pre SELECT q::text FROM ($sql) q ORDER BY 1");
+}
+
+sub plan_of
+{
+	my ($sql, $pre) = @_;
+	$pre //= '';
+	return $coord->safe_psql('postgres', "$pre EXPLAIN (VERBOSE, COSTS OFF) $sql");
+}
+
+# the plan has an automatic filter: the named InitPlan and the probe in
+# Remote SQL
+sub has_filter
+{
+	my ($plan) = @_;
+	return $plan =~ /InitPlan \d+ \(returns \$\d+\): bloom filter of .*, added by bloomfilter\.join_pushdown/
+	  && $plan =~ /Remote SQL: .*OPERATOR\(public\.<@\) \$\d+::public\.bloomfilter/;
+}
+
+sub no_filter
+{
+	my ($plan) = @_;
+	return $plan !~ /bloomfilter\.join_pushdown/ && $plan !~ /<@/;
+}
+
+# Same sorted rows off and on (and at least $min of them), and the filter
+# present or absent as $want says.
+sub check_shape
+{
+	my ($name, $sql, $want, %opts) = @_;
+	my $off = rows_of($sql, 'off', %opts);
+	my $on  = rows_of($sql, 'on', %opts);
+	my $n   = $off eq '' ? 0 : scalar(split /\n/, $off);
+	is($on, $off, "$name: same $n rows with the setting on and off");
+	cmp_ok($n, '>=', $opts{min} // 1, "$name: the shape returns rows")
+	  unless defined $opts{min} && $opts{min} == 0;
+	my $plan = plan_of($sql, $opts{pre});
+	if ($want)
+	{
+		ok(has_filter($plan), "$name: the plan has the automatic filter")
+		  or diag($plan);
+	}
+	else
+	{
+		ok(no_filter($plan), "$name: the plan has no filter") or diag($plan);
+	}
+}
+
+# ---- shapes that get a filter ----------------------------------------
+check_shape('inner join',
+	'SELECT v.customer_id, v.grp, e.id, e.payload FROM vip v JOIN events e USING (customer_id)', 1);
+check_shape('inner join, key on either side of =',
+	'SELECT v.customer_id, e.id FROM events e, vip v WHERE v.customer_id = e.customer_id', 1);
+check_shape('IN (subquery)',
+	'SELECT * FROM events e WHERE e.customer_id IN (SELECT customer_id FROM vip)', 1);
+check_shape('EXISTS',
+	'SELECT * FROM events e WHERE EXISTS (SELECT 1 FROM vip v WHERE v.customer_id = e.customer_id)', 1);
+check_shape('= ANY (subquery)',
+	'SELECT * FROM events e WHERE e.customer_id = ANY (SELECT customer_id FROM vip WHERE grp = 1)', 1);
+check_shape('semi-join with the foreign table inside the subquery',
+	'SELECT * FROM vip v WHERE v.customer_id IN (SELECT customer_id FROM events)', 1);
+check_shape('EXISTS with the foreign table inside',
+	'SELECT * FROM vip v WHERE EXISTS (SELECT 1 FROM events e WHERE e.customer_id = v.customer_id AND e.id > 100)', 1);
+check_shape('LEFT JOIN, foreign table nullable',
+	'SELECT v.customer_id, v.grp, e.id FROM vip v LEFT JOIN events e ON e.customer_id = v.customer_id', 1);
+check_shape('LEFT JOIN with quals of both sides in ON',
+	'SELECT v.customer_id, e.id FROM vip v LEFT JOIN events e
+	   ON e.customer_id = v.customer_id AND v.grp = 1 AND e.id < 20000', 1);
+check_shape('other side restricted',
+	'SELECT v.customer_id, e.id FROM vip v JOIN events e USING (customer_id) WHERE v.grp = 2 AND v.customer_id < 1000', 1);
+check_shape('other side key an expression',
+	'SELECT v.customer_id, e.id FROM vip v JOIN events e ON e.customer_id = v.customer_id + 1', 1);
+check_shape('int4 = int8 (one family)',
+	'SELECT v.i8, e.id FROM vip v JOIN events e ON e.customer_id = v.i8', 1);
+check_shape('empty other side',
+	'SELECT v.customer_id, e.id FROM vip_empty v JOIN events e USING (customer_id)', 1, min => 0);
+check_shape('text = char(n)::text (trailing spaces)',
+	'SELECT k.id, k.t, lk.c FROM tkeys k JOIN lk ON k.t = lk.c', 1);
+check_shape('text = text with trailing spaces',
+	'SELECT k.id, k.t, lk.t FROM tkeys k JOIN lk ON k.t = lk.t', 1);
+check_shape('char(n) = char(n)',
+	'SELECT k.id, k.c, lk.c FROM tkeys k JOIN lk ON k.c = lk.c', 1);
+check_shape('through a view',
+	'SELECT * FROM vip_events WHERE grp = 1', 1);
+check_shape('LATERAL subquery',
+	'SELECT v.customer_id, s.id FROM vip v, LATERAL (SELECT e.id FROM events e WHERE e.customer_id = v.customer_id) s', 1);
+check_shape('inner join inside the nullable side of a LEFT JOIN',
+	'SELECT x.id, ve.id FROM x LEFT JOIN (vip v JOIN events e USING (customer_id)) ve(customer_id, grp, n, i8, id)
+	   ON ve.customer_id = x.id', 1);
+check_shape('a LEFT JOIN reduced to an inner join by a strict key',
+	'SELECT x.id, v.customer_id, e.id FROM x LEFT JOIN vip v ON v.customer_id = x.id
+	   JOIN events e ON e.customer_id = v.customer_id', 1);
+check_shape('two foreign tables on two servers',
+	'SELECT v.customer_id, e.id, f.id FROM vip v JOIN events e USING (customer_id)
+	   JOIN events2 f ON f.customer_id = v.customer_id WHERE v.grp = 0', 1);
+# A foreign other side costs a remote round trip more (fdw_startup_cost):
+# worth it here once a remote row costs more to cross, as over a slow link
+# (the transaction, and the option, end with the session).
+check_shape('other side a restricted foreign table of another server',
+	'SELECT f.id, e.id FROM events2 f JOIN events e USING (customer_id) WHERE f.id < 500', 1,
+	pre => "BEGIN; ALTER SERVER r1 OPTIONS (ADD fdw_tuple_cost '0.1');");
+my $plan = plan_of('SELECT v.customer_id, e.id, f.id FROM vip v JOIN events e USING (customer_id)
+	   JOIN events2 f ON f.customer_id = v.customer_id');
+is(scalar(() = $plan =~ /OPERATOR\(public\.<@\)/g), 2, 'two foreign tables: both remote queries probe');
+is(scalar(() = $plan =~ /added by bloomfilter\.join_pushdown/g), 1,
+	'two foreign tables: one filter of vip.customer_id, built once for both');
+
+# A volatile restriction of the other side is left out of the filter (it
+# would be evaluated twice): the sequence is read only by the join's scan.
+check_shape('other side filtered by a volatile qual',
+	q{SELECT v.customer_id, e.id FROM vip v JOIN events e USING (customer_id)
+	   WHERE (nextval('s') + v.customer_id * 0) % 2 = 0}, 1,
+	pre => "SELECT setval('s', 1, false);");
+
+# ---- shapes that must not get a filter --------------------------------
+check_shape('LEFT JOIN, foreign table preserved',
+	'SELECT e.id, v.customer_id FROM events e LEFT JOIN vip v ON e.customer_id = v.customer_id', 0);
+check_shape('RIGHT JOIN, foreign table preserved',
+	'SELECT e.id, v.customer_id FROM vip v RIGHT JOIN events e ON e.customer_id = v.customer_id', 0);
+check_shape('FULL JOIN',
+	'SELECT e.id, v.customer_id FROM events e FULL JOIN vip v ON e.customer_id = v.customer_id', 0);
+check_shape('NOT EXISTS, foreign table outside',
+	'SELECT * FROM events e WHERE NOT EXISTS (SELECT 1 FROM vip v WHERE v.customer_id = e.customer_id)', 0);
+check_shape('NOT EXISTS, foreign table inside (anti-join)',
+	'SELECT * FROM vip v WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.customer_id = v.customer_id)', 0);
+check_shape('NOT IN',
+	'SELECT * FROM events e WHERE e.customer_id NOT IN (SELECT customer_id FROM vip WHERE customer_id IS NOT NULL)', 0);
+check_shape('int8 = numeric',
+	'SELECT k.id, lk.n FROM tkeys k JOIN lk ON k.i8 = lk.n', 0);
+check_shape('volatile key expression',
+	'SELECT v.customer_id, e.id FROM vip v JOIN events e ON e.customer_id = v.customer_id + (random() * 0)::int', 0);
+check_shape('non-strict key of a null-extended side',
+	'SELECT x.id, e.id FROM x LEFT JOIN vip v ON v.customer_id = x.id
+	   JOIN events e ON e.customer_id = coalesce(v.customer_id, 0)', 0);
+check_shape('server without extensions bloomfilter',
+	'SELECT v.customer_id, e.id FROM vip v JOIN events_plain e USING (customer_id)', 0);
+check_shape('a key cast of the foreign column',
+	'SELECT k.id, lk.t FROM tkeys k JOIN lk ON k.c::text = lk.t', 0, min => 0);
+
+# the setting off
+my $inner = 'SELECT v.customer_id, e.id FROM vip v JOIN events e USING (customer_id)';
+ok(no_filter($coord->safe_psql('postgres',
+	"SET bloomfilter.join_pushdown = off; EXPLAIN (VERBOSE, COSTS OFF) $inner")),
+	'setting off: no filter');
+# thresholds
+ok(no_filter($coord->safe_psql('postgres',
+	"SET bloomfilter.join_pushdown_min_rows = 1e6; EXPLAIN (VERBOSE, COSTS OFF) $inner")),
+	'fewer remote rows than join_pushdown_min_rows: no filter');
+ok(no_filter($coord->safe_psql('postgres',
+	"SET bloomfilter.join_pushdown_max_fraction = 0.01; EXPLAIN (VERBOSE, COSTS OFF) $inner")),
+	'more kept than join_pushdown_max_fraction: no filter');
+ok(no_filter($coord->safe_psql('postgres',
+	"EXPLAIN (VERBOSE, COSTS OFF) SELECT e.id FROM x JOIN events e ON e.customer_id = x.id % 9000 + (SELECT 1)")),
+	'other side key with a subplan: no filter');
+
+# The library not preloaded: loaded lazily by a first call in the session,
+# it leaves the planner alone.
+my $lazy = $coord->connstr('postgres') . " options='-c session_preload_libraries='";
+my $lazy_plan = $coord->safe_psql('postgres',
+	"SELECT bloom_empty(10) IS NOT NULL; EXPLAIN (VERBOSE, COSTS OFF) $inner",
+	connstr => $lazy);
+ok(no_filter($lazy_plan), 'library not preloaded (loaded lazily in the session): no filter')
+  or diag($lazy_plan);
+is($coord->safe_psql('postgres', "SELECT q::text FROM ($inner) q ORDER BY 1", connstr => $lazy),
+	rows_of($inner, 'on'), 'library not preloaded: same rows');
+
+# ---- prepared statements, generic plan --------------------------------
+my $prep = q{
+	SET plan_cache_mode = force_generic_plan;
+	PREPARE p(int, int) AS
+	SELECT v.customer_id, e.id FROM vip v JOIN events e USING (customer_id)
+	WHERE v.grp = $1 AND e.id > $2 ORDER BY 1, 2;
+};
+my $gen_off = $coord->safe_psql('postgres',
+	"SET bloomfilter.join_pushdown = off; $prep EXECUTE p(1, 0); EXECUTE p(2, 5000);");
+my $gen_on = $coord->safe_psql('postgres',
+	"$prep EXECUTE p(1, 0); EXECUTE p(2, 5000);");
+is($gen_on, $gen_off, 'generic plan executed twice with other parameters: same rows');
+cmp_ok(scalar(split /\n/, $gen_on), '>', 100, 'generic plan: the executions return rows');
+my $gen_plan = $coord->safe_psql('postgres',
+	"$prep EXPLAIN (VERBOSE, COSTS OFF) EXECUTE p(1, 0);");
+ok(has_filter($gen_plan) && $gen_plan =~ /grp = \$1/,
+	'generic plan: the filter, built from the parameter-restricted side') or diag($gen_plan);
+
+# ---- EXPLAIN ANALYZE: the rows that cross -------------------------------
+sub fscan_rows
+{
+	my ($plan, $rel) = @_;
+	return $plan =~ /Foreign Scan on \S*\Q$rel\E\b.*?\(actual rows=(\d+)/ ? $1 : undef;
+}
+my $ea = "EXPLAIN (ANALYZE, VERBOSE, COSTS OFF, TIMING OFF, SUMMARY OFF) $inner";
+my $rows_off = fscan_rows($coord->safe_psql('postgres', "SET bloomfilter.join_pushdown = off; $ea"), 'events');
+my $rows_on  = fscan_rows($coord->safe_psql('postgres', $ea), 'events');
+is($rows_off, 30005, 'without the filter every remote row crosses');
+cmp_ok($rows_on, '<', 2000, "with the filter $rows_on rows cross (753 match)");
+
+# ---- three clusters: a table partitioned over two servers ---------------
+check_shape('partitioned over two servers',
+	'SELECT v.customer_id, e.id, e.payload FROM vip v JOIN allev e USING (customer_id)', 1);
+check_shape('partitioned, semi-join',
+	'SELECT * FROM allev e WHERE e.customer_id IN (SELECT customer_id FROM vip WHERE grp = 2)', 1);
+check_shape('partitioned, LEFT JOIN preserved side',
+	'SELECT e.id, v.customer_id FROM allev e LEFT JOIN vip v USING (customer_id)', 0);
+my $pplan = plan_of('SELECT v.customer_id, e.id FROM vip v JOIN allev e USING (customer_id)');
+is(scalar(() = $pplan =~ /Async Foreign Scan on public\.allev_\d/g), 2,
+	'partitioned: both shards scanned asynchronously') or diag($pplan);
+is(scalar(() = $pplan =~ /Remote SQL: .*OPERATOR\(public\.<@\) \$1::public\.bloomfilter/g), 2,
+	'partitioned: the filter goes to both shards');
+
+# ---- shared_preload_libraries ----------------------------------------------
+$coord->append_conf('postgresql.conf',
+	"session_preload_libraries = ''\nshared_preload_libraries = 'bloomfilter'\n");
+$coord->restart;
+ok(has_filter(plan_of($inner)), 'shared_preload_libraries: the filter');
+is(rows_of($inner, 'on'), rows_of($inner, 'off'), 'shared_preload_libraries: same rows');
+
+done_testing();
