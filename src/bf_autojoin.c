@@ -267,6 +267,59 @@ other_key_ok(Expr *oexpr, Index orelid)
 	return ok;
 }
 
+/*
+ * Is the foreign column one whose remote values hash as the local ones
+ * compare?  The remote probes its own column: the values this side joins
+ * are those values sent as text and read back as the declared type, so
+ * that must change nothing.  A float (a float4 column declared float8, or
+ * the reverse, reads back another value) or a declared typmod (numeric(10,1),
+ * timestamp(0): rounding on input) can; and the declared collation is the
+ * one the remote probe is shipped with.  The declared type must be the
+ * remote column's own, as postgres_fdw asks for its pushed-down conditions:
+ * another family makes the remote probe raise an ERROR.
+ */
+static bool
+foreign_key_ok(const Var *fvar)
+{
+	Oid			base = getBaseType(fvar->vartype);
+
+	if (base == FLOAT4OID || base == FLOAT8OID)
+		return false;
+	if (fvar->vartypmod != -1 &&
+		base != VARCHAROID && base != BPCHAROID)	/* too long: an ERROR */
+		return false;
+	return key_type_is_safe(base, fvar->varcollid);
+}
+
+/*
+ * Does the filter's subquery keep every restriction of the other side?
+ * The ones it leaves out (volatile, or needing another query's values) let
+ * rows through that the join never keys: a key that is a computation may
+ * raise an ERROR on them (a cast of a string), so it needs them all.
+ * Must agree with bloom_autojoin_plan_filter_query.
+ */
+static bool
+restrictions_kept(RelOptInfo *orel, Expr *oexpr)
+{
+	ListCell   *lc;
+
+	while (IsA(oexpr, RelabelType))
+		oexpr = ((RelabelType *) oexpr)->arg;
+	if (IsA(oexpr, Var))
+		return true;			/* reading a column raises nothing */
+	foreach(lc, orel->baserestrictinfo)
+	{
+		RestrictInfo *rinfo = (RestrictInfo *) lfirst(lc);
+		Node	   *clause = (Node *) rinfo->clause;
+
+		if (rinfo->security_level > 0 || contain_volatile_functions(clause) ||
+			bloom_autojoin_needs_its_query(clause) ||
+			!bms_is_subset(rinfo->clause_relids, orel->relids))
+			return false;
+	}
+	return true;
+}
+
 /* ---- finding candidates ---- */
 
 /* Is relid the nullable side of the LEFT JOIN whose preserved side is lhs? */
@@ -304,8 +357,12 @@ consider(PlannerInfo *root, RelOptInfo *frel, const RemoteShare *rs,
 	c.orel = root->simple_rel_array[orelid];
 	c.oexpr = oexpr;
 	if (!other_side_ok(root, frel, c.orel) || !other_key_ok(oexpr, orelid) ||
+		!foreign_key_ok(fvar) ||
+		!key_type_is_safe(getBaseType(exprType((Node *) oexpr)),
+						  exprCollation((Node *) oexpr)) ||
 		!keys_hash_alike(fvar->vartype, exprType((Node *) oexpr), collation,
-						 opfamilies))
+						 opfamilies) ||
+		!restrictions_kept(c.orel, oexpr))
 		return;
 	if (!bloom_autojoin_rate_candidate(root, frel, rs, &c))
 		return;

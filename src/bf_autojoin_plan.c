@@ -346,6 +346,7 @@ static void
 redo_foreign_rel(PlannerInfo *root, RelOptInfo *rel)
 {
 	RangeTblEntry *rte = rel_rte(root, rel);
+	double		rows_joined = rel->rows;
 
 	/* as set_foreign_size() and set_rel_pathlist() do */
 	set_foreign_size_estimates(root, rel);
@@ -363,6 +364,14 @@ redo_foreign_rel(PlannerInfo *root, RelOptInfo *rel)
 	if (set_rel_pathlist_hook)
 		(*set_rel_pathlist_hook) (root, rel, rel->relid, rte);
 	set_cheapest(rel);
+
+	/*
+	 * The scan's paths return the rows that pass the filter, and are costed
+	 * so; but the filter is implied by the join, which matches no more rows
+	 * for it: joins are estimated from the relation's rows as they were, or
+	 * they would count the filter twice.
+	 */
+	rel->rows = rows_joined;
 }
 
 /* Redo the Append paths of a parent whose members' paths changed. */

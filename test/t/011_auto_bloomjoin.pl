@@ -317,4 +317,70 @@ $coord->restart;
 ok(has_filter(plan_of($inner)), 'shared_preload_libraries: the filter');
 is(rows_of($inner, 'on'), rows_of($inner, 'off'), 'shared_preload_libraries: same rows');
 
+# ---- what the review found: the remote probes its own column ----------
+# (a nondeterministic collation, a declared type that reads back another
+# value than the remote hashes, a key computed on rows the join never keys)
+$remote1->safe_psql('postgres', q{
+	CREATE COLLATION nd (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+	CREATE TABLE rtypes AS
+	SELECT g AS id, ('k' || (g % 10000)) COLLATE nd AS tnd,
+	       ((g % 10000)::float4 / 10::float4) AS r,
+	       ((g % 10000)::numeric / 100) AS n,
+	       CASE WHEN g % 10 = 0 THEN 'x' || g ELSE g::text END AS s
+	FROM generate_series(1, 30000) g;
+	ANALYZE rtypes;
+});
+$coord->safe_psql('postgres', q{
+	CREATE COLLATION nd (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+	-- declared as on the remote
+	CREATE FOREIGN TABLE rtypes (id int, tnd text COLLATE nd, r real, n numeric, s text) SERVER r1;
+	-- declared double precision over the remote real
+	CREATE FOREIGN TABLE rtypes_f8 (id int, r float8) SERVER r1 OPTIONS (table_name 'rtypes');
+	-- declared numeric(10,1) over a remote numeric of two decimals: rounds on input
+	CREATE FOREIGN TABLE rtypes_n1 (id int, n numeric(10,1)) SERVER r1 OPTIONS (table_name 'rtypes');
+	CREATE TABLE lt AS SELECT 'k' || g AS t, g::float8 / 10 AS f8, (g::numeric / 10) AS n1,
+		g::text AS s, g AS id
+	FROM generate_series(1, 200) g;
+	INSERT INTO lt VALUES ('x', 0, 0, 'x10', 1000);
+	CREATE TABLE good AS SELECT g AS id FROM generate_series(1, 200) g;
+	ANALYZE lt, good;
+	ANALYZE rtypes, rtypes_f8, rtypes_n1;
+});
+my $cheap = 'SET bloomfilter.join_pushdown_min_rows = 0; SET bloomfilter.join_pushdown_max_fraction = 1;';
+check_shape('nondeterministic foreign column, join under COLLATE "C"',
+	q{SELECT e.id, lt.t FROM rtypes e JOIN lt ON e.tnd = lt.t COLLATE "C"}, 0, pre => $cheap);
+check_shape('float8 foreign column over a remote real',
+	'SELECT e.id, lt.f8 FROM rtypes_f8 e JOIN lt ON e.r = lt.f8', 0, pre => $cheap);
+check_shape('numeric(10,1) foreign column over remote numeric values of two decimals',
+	'SELECT e.id, lt.n1 FROM rtypes_n1 e JOIN lt ON e.n = lt.n1', 0, pre => $cheap);
+check_shape('other side restricted by an InitPlan, key a cast',
+	'SELECT e.id FROM rtypes e JOIN lt ON e.id = lt.s::int WHERE lt.id = ANY (ARRAY(SELECT id FROM good))',
+	0, pre => $cheap);
+check_shape('other side restricted by an InitPlan, key a column',
+	'SELECT e.id FROM rtypes e JOIN lt ON e.id = lt.id WHERE lt.id = ANY (ARRAY(SELECT id FROM good))',
+	1, pre => $cheap);
+check_shape('numeric foreign column declared without typmod',
+	'SELECT e.id, lt.n1 FROM rtypes e JOIN lt ON e.n = lt.n1', 1, pre => $cheap);
+
+# The filter is implied by the join: the join's estimate is the one without
+# it (the foreign scan's own estimate shrinks).
+{
+	my $q = 'EXPLAIN SELECT e.id FROM rtypes e JOIN lt ON e.id = lt.id';
+	my $est = sub {
+		my ($setting) = @_;
+		my $plan = $coord->safe_psql('postgres',
+			"$cheap SET bloomfilter.join_pushdown = $setting; $q");
+		my ($top) = $plan =~ /^\S.*?rows=(\d+)/m;
+		return ($top, $plan);
+	};
+	my ($off, $planoff) = $est->('off');
+	my ($on, $planon) = $est->('on');
+	ok(has_filter($coord->safe_psql('postgres',
+		"$cheap SET bloomfilter.join_pushdown = on; EXPLAIN (VERBOSE, COSTS OFF) SELECT e.id FROM rtypes e JOIN lt ON e.id = lt.id")),
+		'estimate check: the join gets a filter');
+	is($on, $off, 'the join is estimated alike with and without the filter')
+	  or diag("$planoff\n$planon");
+}
+
+
 done_testing();
