@@ -470,6 +470,38 @@ FROM (VALUES ('SELECT count(*) FROM sup_classic WHERE f @>> bloom_empty_bits(102
 			 ('SELECT count(*) FROM sup_blocked WHERE f @>> bloom_empty_bits(2048, 5, ''classic'', 0) + 7'),
 			 ('SELECT count(*) FROM gdocs WHERE f @>> bloom_empty(100) + 7')) v(q);
 
+-- A box may name any index.  The discovery reads one only if the user may
+-- read its table: otherwise every filter is a candidate (the guard), so the
+-- answers stay right and the other table's geometries stay unknown.
+CREATE TABLE gsecret (id int, f bloomfilter);
+INSERT INTO gsecret SELECT i, bloom_empty(1000, 0.01, 'blocked', 4242) + i FROM generate_series(1, 50) i;
+CREATE INDEX gsecret_gin ON gsecret USING gin (f);
+REVOKE ALL ON gsecret FROM PUBLIC;
+CREATE ROLE regress_gin_reader;
+CREATE TABLE gmine (id int, f bloomfilter);
+INSERT INTO gmine SELECT i, bloom_empty(1000, 0.01, 'blocked', 4242) + i FROM generate_series(1, 200) i;
+CREATE INDEX gmine_gin ON gmine USING gin (f);
+GRANT SELECT ON gmine TO regress_gin_reader;
+GRANT EXECUTE ON FUNCTION gin_candidates(text) TO regress_gin_reader;
+SET enable_seqscan = off;
+-- naming the readable index: the discovery plans the geometry
+SELECT gin_candidates('SELECT id FROM gmine WHERE f @> gbloom_index_key(7, ''gmine_gin''::regclass, 1)') AS own_index_candidates;
+SET ROLE regress_gin_reader;
+SELECT count(*) FROM gmine WHERE f @> gbloom_index_key(7, 'gsecret_gin'::regclass, 1);
+SELECT gin_candidates('SELECT id FROM gmine WHERE f @> gbloom_index_key(7, ''gsecret_gin''::regclass, 1)') AS candidates_without_discovery;
+SELECT count(*) FROM gmine WHERE f @> 7;
+RESET ROLE;
+-- the session's cache of discoveries does not answer for another role:
+-- the owner discovers the secret index, then the reader names it again
+SELECT count(*) FROM gsecret WHERE f @> 7;
+SET ROLE regress_gin_reader;
+SELECT gin_candidates('SELECT id FROM gmine WHERE f @> gbloom_index_key(7, ''gsecret_gin''::regclass, 1)') AS candidates_without_discovery;
+RESET ROLE;
+RESET enable_seqscan;
+DROP TABLE gsecret, gmine;
+REVOKE EXECUTE ON FUNCTION gin_candidates(text) FROM regress_gin_reader;
+DROP ROLE regress_gin_reader;
+
 -- the operator class is the type's default for GIN and passes amvalidate
 SELECT opcname, opcdefault, amvalidate(oid) FROM pg_opclass
 WHERE opcname = 'bloomfilter_gin_ops';

@@ -31,6 +31,11 @@
 #include "catalog/pg_am_d.h"
 #include "catalog/pg_class.h"
 #include "nodes/tidbitmap.h"
+#include "catalog/index.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "utils/acl.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
@@ -217,6 +222,26 @@ gin_cmp_int64(const void *a, const void *b)
  * this operator class is scanned so (its extractQuery must be ours, which
  * reads the scan's argument as a GeoSink): a box may name any index.
  */
+/*
+ * May the user learn what index indexoid holds?  Only if it is an index of
+ * a table the user may read: a box may name any index, and a discovery
+ * tells which geometries the table's filters have.  Checked before the
+ * index is locked, and before the cache is consulted (it is shared by every
+ * role of the session).  Without a discovery, the guard makes every filter
+ * a candidate: slower, never wrong.
+ */
+static bool
+discovery_allowed(Oid indexoid)
+{
+	Oid			table;
+
+	if (get_rel_relkind(indexoid) != RELKIND_INDEX)
+		return false;
+	table = IndexGetRelation(indexoid, true);
+	return OidIsValid(table) &&
+		pg_class_aclcheck(table, GetUserId(), ACL_SELECT) == ACLCHECK_OK;
+}
+
 static void
 discover(Oid fn_oid, Oid indexoid, int attno, GeoSink *sink)
 {
@@ -229,10 +254,13 @@ discover(Oid fn_oid, Oid indexoid, int attno, GeoSink *sink)
 	idx = try_relation_open(indexoid, AccessShareLock);
 	if (idx == NULL)
 		return;
+	/* ... of this operator class, and ready (not half-built) */
 	if (idx->rd_rel->relkind != RELKIND_INDEX ||
 		idx->rd_rel->relam != GIN_AM_OID ||
+		!idx->rd_index->indisready || !idx->rd_index->indisvalid ||
 		attno > IndexRelationGetNumberOfKeyAttributes(idx) ||
-		index_getprocid(idx, attno, GIN_EXTRACTQUERY_PROC) != fn_oid)
+		index_getprocid(idx, attno, GIN_EXTRACTQUERY_PROC) != fn_oid ||
+		RelationGetNumberOfBlocks(idx) == 0)
 	{
 		index_close(idx, AccessShareLock);
 		return;
@@ -294,6 +322,10 @@ gin_discover_cached(Oid fn_oid, Oid indexoid, int attno, GeoSink *sink,
 {
 	GeoCacheSlot *slot = NULL;
 
+	*slot_out = -1;
+	*generation_out = 0;
+	if (!discovery_allowed(indexoid))
+		return;
 	for (int i = 0; i < GEO_CACHE_SLOTS; i++)
 		if (geo_cache[i].indexoid == indexoid && geo_cache[i].attno == attno)
 			slot = &geo_cache[i];
@@ -338,6 +370,8 @@ gin_discover_cached(Oid fn_oid, Oid indexoid, int attno, GeoSink *sink,
  * collide give two values for some parts).  Returns how many went into
  * out, or max + 1 when there were more.
  */
+#define GIN_MAX_COMBINATIONS 4096
+
 int
 gin_assemble(const int64 *keys, int n, uint64 gid, GinGeom *out, int max)
 {
@@ -346,6 +380,7 @@ gin_assemble(const int64 *keys, int n, uint64 gid, GinGeom *out, int max)
 				idx[GEO_NPARTS];
 	int			nout = 0;
 	int			i = 0;
+	int			tried = 0;
 
 	for (int part = 0; part < GEO_NPARTS; part++)
 	{
@@ -378,7 +413,13 @@ gin_assemble(const int64 *keys, int n, uint64 gid, GinGeom *out, int max)
 				return max + 1;
 			out[nout++] = g;
 		}
-		/* next combination */
+		/*
+		 * Next combination.  Only colliding geometries make more than one,
+		 * and filters written to collide could make a great many: past a
+		 * bound, the gid is left to the guard.
+		 */
+		if (++tried > GIN_MAX_COMBINATIONS)
+			return max + 1;
 		for (int part = GEO_NPARTS - 1;; part--)
 		{
 			if (part < 0)
