@@ -208,6 +208,22 @@ bloom_autojoin_needs_its_query(Node *node)
 	return needs_its_query_walker(node, NULL);
 }
 
+/*
+ * Can a restriction of orel go into the filter's subquery?  Not one that
+ * is volatile (read twice, it would keep other rows), needs another
+ * query's values or other relations, or guards security; leaving one out
+ * only adds keys to the filter.
+ */
+bool
+bloom_autojoin_restriction_copyable(RestrictInfo *rinfo, RelOptInfo *orel)
+{
+	Node	   *clause = (Node *) rinfo->clause;
+
+	return rinfo->security_level == 0 && !contain_volatile_functions(clause) &&
+		!bloom_autojoin_needs_its_query(clause) &&
+		bms_is_subset(rinfo->clause_relids, orel->relids);
+}
+
 /* A Var of relid, maybe under a binary-compatible relabeling, or NULL. */
 static Var *
 column_of(Expr *expr, Index relid)
@@ -296,7 +312,6 @@ foreign_key_ok(const Var *fvar)
  * The ones it leaves out (volatile, or needing another query's values) let
  * rows through that the join never keys: a key that is a computation may
  * raise an ERROR on them (a cast of a string), so it needs them all.
- * Must agree with bloom_autojoin_plan_filter_query.
  */
 static bool
 restrictions_kept(RelOptInfo *orel, Expr *oexpr)
@@ -309,12 +324,7 @@ restrictions_kept(RelOptInfo *orel, Expr *oexpr)
 		return true;			/* reading a column raises nothing */
 	foreach(lc, orel->baserestrictinfo)
 	{
-		RestrictInfo *rinfo = (RestrictInfo *) lfirst(lc);
-		Node	   *clause = (Node *) rinfo->clause;
-
-		if (rinfo->security_level > 0 || contain_volatile_functions(clause) ||
-			bloom_autojoin_needs_its_query(clause) ||
-			!bms_is_subset(rinfo->clause_relids, orel->relids))
+		if (!bloom_autojoin_restriction_copyable((RestrictInfo *) lfirst(lc), orel))
 			return false;
 	}
 	return true;

@@ -79,6 +79,8 @@ rel_rte(PlannerInfo *root, RelOptInfo *rel)
 
 extern int	bloom_autojoin_depth;
 extern bool bloom_autojoin_needs_its_query(Node *node);
+extern bool bloom_autojoin_restriction_copyable(RestrictInfo *rinfo,
+												RelOptInfo *orel);
 
 /* ---- bf_autojoin_plan.c ---- */
 

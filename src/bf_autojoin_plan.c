@@ -278,14 +278,11 @@ bloom_autojoin_plan_filter_query(PlannerInfo *root, const BloomObjects *bo,
 	foreach(lc, c->orel->baserestrictinfo)
 	{
 		RestrictInfo *rinfo = (RestrictInfo *) lfirst(lc);
-		Node	   *clause = (Node *) rinfo->clause;
+		Node	   *clause;
 
-		/* leaving a restriction out only adds keys to the filter */
-		if (rinfo->security_level > 0 || contain_volatile_functions(clause) ||
-			bloom_autojoin_needs_its_query(clause) ||
-			!bms_is_subset(rinfo->clause_relids, c->orel->relids))
+		if (!bloom_autojoin_restriction_copyable(rinfo, c->orel))
 			continue;
-		clause = copyObject(clause);
+		clause = copyObject((Node *) rinfo->clause);
 		ChangeVarNodes(clause, orelid, 1, 0);
 		quals = lappend(quals, clause);
 	}
