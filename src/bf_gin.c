@@ -219,31 +219,6 @@ plan_superset(PlanBuilder *b, const GinGeom *g, const bf_view *q, int budget)
 	return true;
 }
 
-/* The hash of the probe key under a seed (a few seeds are remembered). */
-typedef struct SeedHashes
-{
-	int			n;
-	uint64		seed[8];
-	uint64		hash[8];
-} SeedHashes;
-
-static uint64
-probe_hash(SeedHashes *sh, const BloomKeyType *kt, Datum value, uint64 seed)
-{
-	uint64		h;
-
-	for (int i = 0; i < sh->n; i++)
-		if (sh->seed[i] == seed)
-			return sh->hash[i];
-	h = bloom_hash_value(kt, value, seed);
-	if (sh->n < 8)
-	{
-		sh->seed[sh->n] = seed;
-		sh->hash[sh->n++] = h;
-	}
-	return h;
-}
-
 /*
  * gin_bloom_extract_query(query, internal nentries, int2 strategy,
  *		internal partial_matches, internal extra_data, internal nullflags,
@@ -261,7 +236,7 @@ gin_bloom_extract_query(PG_FUNCTION_ARGS)
 	PlanBuilder b = {0};
 	GinBloomPlan *plan;
 	BloomKeyType kt;
-	SeedHashes	sh = {0};
+	BloomSeedHashes sh = {0};
 	bf_view		qv;
 	bool	   *used;
 	GinGeom    *gs;
@@ -339,7 +314,7 @@ gin_bloom_extract_query(PG_FUNCTION_ARGS)
 					continue;	/* empty filters contain nothing */
 				if (!geo->unindexed && geo->family == kt.family &&
 					geo->type_tag == kt.type_tag && budget >= geo->hashes)
-					plan_probe(&b, geo, probe_hash(&sh, &kt, key.value, geo->seed));
+					plan_probe(&b, geo, bloom_index_seed_hash(&sh, &kt, key.value, geo->seed, NULL));
 				else
 					all_planned = false;
 			}

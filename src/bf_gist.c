@@ -107,9 +107,7 @@ typedef struct GBloomQuery
 
 	/* key probes: the key, its hash per seed */
 	Datum		value;
-	int			nseeds;
-	uint64		seeds[GBLOOM_NCACHE];
-	uint64		hashes[GBLOOM_NCACHE];
+	BloomSeedHashes seedhash;
 
 	/* superset queries: q, and what it needs of a signature */
 	struct varlena *qf;
@@ -186,9 +184,6 @@ query_state(FunctionCallInfo fcinfo, Datum query, int strategy)
 	}
 
 	old = MemoryContextSwitchTo(q->qcxt);
-	q->qbytes = palloc(len);
-	memcpy(q->qbytes, ptr, len);
-
 	if (strategy == GBLOOM_STRAT_SUPERSET)
 	{
 		q->qf = PG_DETOAST_DATUM_COPY(query);
@@ -225,8 +220,6 @@ query_state(FunctionCallInfo fcinfo, Datum query, int strategy)
 	q->strategy = strategy;
 	q->qlen = len;
 	MemoryContextSwitchTo(old);
-	q->qlen = len;
-	q->strategy = strategy;
 	return q;
 }
 
@@ -234,21 +227,7 @@ query_state(FunctionCallInfo fcinfo, Datum query, int strategy)
 static uint64
 query_hash(GBloomQuery *q, uint64 seed)
 {
-	MemoryContext old;
-	uint64		h;
-	int			slot;
-
-	for (int i = 0; i < q->nseeds; i++)
-		if (q->seeds[i] == seed)
-			return q->hashes[i];
-	old = MemoryContextSwitchTo(q->hashcxt);
-	h = bloom_hash_value(&q->kt, q->value, seed);
-	MemoryContextSwitchTo(old);
-	MemoryContextReset(q->hashcxt);
-	slot = q->nseeds < GBLOOM_NCACHE ? q->nseeds++ : (int) (seed % GBLOOM_NCACHE);
-	q->seeds[slot] = seed;
-	q->hashes[slot] = h;
-	return h;
+	return bloom_index_seed_hash(&q->seedhash, &q->kt, q->value, seed, q->hashcxt);
 }
 
 /*

@@ -17,6 +17,7 @@
 #include "nodes/makefuncs.h"
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/syscache.h"
 
 PG_FUNCTION_INFO_V1(gbloom_key_in);
@@ -151,4 +152,30 @@ bloom_index_filter_typid(Oid fn_oid)
 	return GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
 						   CStringGetDatum("bloomfilter"),
 						   ObjectIdGetDatum(get_func_namespace(fn_oid)));
+}
+
+uint64
+bloom_index_seed_hash(BloomSeedHashes *sh, const BloomKeyType *kt,
+					  Datum value, uint64 seed, MemoryContext hashcxt)
+{
+	uint64		h;
+	int			slot;
+
+	for (int i = 0; i < sh->n; i++)
+		if (sh->seed[i] == seed)
+			return sh->hash[i];
+	if (hashcxt != NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(hashcxt);
+
+		h = bloom_hash_value(kt, value, seed);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(hashcxt);
+	}
+	else
+		h = bloom_hash_value(kt, value, seed);
+	slot = sh->n < BLOOM_INDEX_NSEEDS ? sh->n++ : (int) (seed % BLOOM_INDEX_NSEEDS);
+	sh->seed[slot] = seed;
+	sh->hash[slot] = h;
+	return h;
 }

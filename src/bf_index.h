@@ -53,6 +53,24 @@ extern void bloom_index_key_type(BloomKeyType *kt, Oid typid, Datum value,
 extern bool bloom_index_key_per_value(Oid typid);
 
 /*
+ * A probe key's hash under each seed the filters it meets use, remembered
+ * (a column mixes a few seeds at most; past BLOOM_INDEX_NSEEDS a slot is
+ * reused).  Hashing runs in hashcxt, reset after each hash, when given.
+ */
+#define BLOOM_INDEX_NSEEDS 8
+
+typedef struct BloomSeedHashes
+{
+	int			n;
+	uint64		seed[BLOOM_INDEX_NSEEDS];
+	uint64		hash[BLOOM_INDEX_NSEEDS];
+} BloomSeedHashes;
+
+extern uint64 bloom_index_seed_hash(BloomSeedHashes *sh, const BloomKeyType *kt,
+									Datum value, uint64 seed,
+									MemoryContext hashcxt);
+
+/*
  * The bloomfilter type's OID, found beside the function fn_oid (in the
  * extension's schema).
  */
