@@ -15,7 +15,7 @@ CORE_SRCS = src/core/bf_format.c src/core/bf_combine.c src/core/bf_estimate.c \
 	src/core/bf_batch.c src/core/bf_simd.c
 GLUE_SRCS = src/bf_guc.c src/bf_io.c src/bf_encode.c src/bf_keytypes.c src/bf_keybytes.c src/bf_ops.c src/bf_agg.c \
 	src/bf_index.c src/bf_gist.c src/bf_gist_keys.c src/bf_gin.c src/bf_gin_keys.c src/bf_planner.c src/bf_counting.c src/bf_window.c src/bf_scalable.c \
-	src/bf_array.c src/bf_cmp.c src/bf_autojoin.c src/bf_autojoin_plan.c
+	src/bf_array.c src/bf_cmp.c src/bf_autojoin.c src/bf_autojoin_plan.c src/bf_autojoin_size.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
 DATA = sql/bloomfilter--1.0.sql
@@ -36,7 +36,11 @@ PG_CFLAGS = -Wall -Wextra -Werror
 ifdef BF_NO_AVX2
 PG_CPPFLAGS += -DBF_NO_AVX2
 endif
+# libpq: automatic Bloom-joins ask a remote its size through postgres_fdw's
+# connection (src/bf_autojoin_size.c)
 SHLIB_LINK = -lm
+SHLIB_LINK_INTERNAL = $(libpq)
+PG_CPPFLAGS += -idirafter $(shell $(PG_CONFIG) --includedir)
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)

@@ -366,8 +366,8 @@ CREATE FUNCTION @extschema@.bloomfilter_intersect_agg_trans(internal, @extschema
 	RETURNS internal
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
--- sized automatically for the number of distinct keys, at the rate set by
--- bloomfilter.default_fpr
+-- sized automatically for the number of distinct keys, at a 1% rate (a
+-- constant: what an immutable aggregate returns never depends on a setting)
 CREATE AGGREGATE @extschema@.bloom_agg(anyelement) (
 	SFUNC = @extschema@.bloomfilter_auto_agg_trans,
 	STYPE = internal,
@@ -377,6 +377,24 @@ CREATE AGGREGATE @extschema@.bloom_agg(anyelement) (
 	DESERIALFUNC = @extschema@.bloomfilter_agg_deserialize,
 	PARALLEL = SAFE
 );
+
+-- bloom_agg(x, fpr): sized automatically at the rate given (one rate for
+-- every row of a group); the same state, combine, serialize and deserialize
+-- as bloom_agg(x), so it is as deterministic whatever the plan
+CREATE FUNCTION @extschema@.bloomfilter_auto_agg_trans_fpr(internal, anyelement, float8)
+	RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE @extschema@.bloom_agg(anyelement, fpr float8) (
+	SFUNC = @extschema@.bloomfilter_auto_agg_trans_fpr,
+	STYPE = internal,
+	FINALFUNC = @extschema@.bloomfilter_agg_final,
+	COMBINEFUNC = @extschema@.bloomfilter_agg_combine,
+	SERIALFUNC = @extschema@.bloomfilter_agg_serialize,
+	DESERIALFUNC = @extschema@.bloomfilter_agg_deserialize,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE @extschema@.bloom_agg(anyelement, float8) IS
+	'A bloomfilter of the keys, sized automatically for their number of distinct keys at the false-positive rate given (the same for every row).';
 
 CREATE AGGREGATE @extschema@.bloom_agg(anyelement, capacity bigint, fpr float8) (
 	SFUNC = @extschema@.bloomfilter_agg_trans,

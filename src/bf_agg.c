@@ -47,6 +47,7 @@
 
 PG_FUNCTION_INFO_V1(bloomfilter_agg_trans);
 PG_FUNCTION_INFO_V1(bloomfilter_auto_agg_trans);
+PG_FUNCTION_INFO_V1(bloomfilter_auto_agg_trans_fpr);
 PG_FUNCTION_INFO_V1(bloomfilter_agg_final);
 PG_FUNCTION_INFO_V1(bloomfilter_agg_combine);
 PG_FUNCTION_INFO_V1(bloomfilter_agg_serialize);
@@ -505,7 +506,7 @@ agg_cache(FunctionCallInfo fcinfo, bool auto_sized)
 {
 	if (likely(fcinfo->flinfo->fn_extra != NULL))
 		return (BloomAggCache *) fcinfo->flinfo->fn_extra;
-	return agg_cache_init(fcinfo, auto_sized, bloomfilter_default_fpr);
+	return agg_cache_init(fcinfo, auto_sized, BLOOM_AGG_FPR);
 }
 
 /*
@@ -607,7 +608,7 @@ bloomfilter_auto_agg_trans(PG_FUNCTION_ARGS)
 }
 
 /*
- * The self-sizing transition at rate fpr instead of bloomfilter.default_fpr
+ * The self-sizing transition at rate fpr instead of bloom_agg(x)'s 1%
  * (sbloom_agg builds its first sub-filter this way).  The final, combine,
  * serialize and deserialize functions are bloom_agg's: the rate travels in
  * the state.
@@ -620,11 +621,69 @@ bloom_auto_agg_trans_at(FunctionCallInfo fcinfo, double fpr)
 	return bloomfilter_auto_agg_trans(fcinfo);
 }
 
+/*
+ * bloom_agg(x, fpr) transition: self-sizing at the rate of its argument,
+ * which must be the same on every row (the rate is the aggregate's target,
+ * not a property of a key): it is read on the first row and checked on the
+ * others, so that a plan cannot give different bytes for the same rows.
+ */
+Datum
+bloomfilter_auto_agg_trans_fpr(PG_FUNCTION_ARGS)
+{
+	BloomAggCache *c = (BloomAggCache *) fcinfo->flinfo->fn_extra;
+	double		fpr;
+
+	if (PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("bloom_agg false-positive rate must not be null")));
+	fpr = PG_GETARG_FLOAT8(2);
+	if (unlikely(c == NULL))
+	{
+		/* the range bloomfilter.default_fpr had: k stays within bounds */
+		if (!(fpr >= 1e-9 && fpr <= 0.5))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("bloom_agg false-positive rate must be between 1e-09 and 0.5, not %g", fpr)));
+		c = agg_cache_init(fcinfo, true, fpr);
+	}
+	else if (unlikely(fpr != c->fpr))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bloom_agg false-positive rate must be the same for every row"),
+				 errdetail("It was %g, then %g.", c->fpr, fpr)));
+	return bloomfilter_auto_agg_trans(fcinfo);
+}
+
 /* ---- final ---- */
+
+/*
+ * A self-sized filter capped at the largest size bloomfilter.agg_max_capacity
+ * allows, for more keys than that: its rate is above its target, and this
+ * setting (a bound on memory) chose its size.  Said once per aggregate
+ * (*warned, when the caller has somewhere to keep it).
+ */
+static void
+warn_capped(const BloomAggState *st, double n, uint64 nblocks, bool *warned)
+{
+	if (warned != NULL && *warned)
+		return;
+	if (nblocks < st->max_nblocks ||
+		bf_auto_nblocks(n, st->fpr, st->hashes, st->max_nblocks * 2) <= st->max_nblocks)
+		return;
+	ereport(WARNING,
+			(errcode(ERRCODE_WARNING),
+			 errmsg("bloom_agg saw about %.0f distinct keys, more than bloomfilter.agg_max_capacity (%d): its filter of " UINT64_FORMAT " bits has a false-positive rate of about %.3g instead of %g",
+					n, bloomfilter_agg_max_capacity, nblocks * BF_BLOCK_BITS,
+					bf_blocked_expected_fpr((double) nblocks, st->hashes, n), st->fpr),
+			 errhint("Raise bloomfilter.agg_max_capacity (it bounds the aggregate's memory), or size the filter explicitly with bloom_agg(x, capacity, fpr).")));
+	if (warned != NULL)
+		*warned = true;
+}
 
 /* The finished filter of a self-sizing state, in the current context. */
 static struct varlena *
-auto_final(BloomAggState *st)
+auto_final(BloomAggState *st, bool *warned)
 {
 	struct varlena *out;
 	bf_view		v;
@@ -656,6 +715,7 @@ auto_final(BloomAggState *st)
 		pfree(hll);
 	}
 	nblocks = bf_auto_nblocks(n, st->fpr, st->hashes, st->max_nblocks);
+	warn_capped(st, n, nblocks, warned);
 	out = bloomfilter_alloc(nblocks * BF_BLOCK_BITS);
 	bf_init((uint8 *) VARDATA(out), BF_LAYOUT_BLOCKED, st->hashes, 0,
 			nblocks * BF_BLOCK_BITS);
@@ -690,7 +750,19 @@ bloomfilter_agg_final(PG_FUNCTION_ARGS)
 		PG_RETURN_NULL();
 	st = (BloomAggState *) PG_GETARG_POINTER(0);
 	if (st->auto_sized)
-		PG_RETURN_POINTER(auto_final(st));
+	{
+		bool	   *warned = NULL;
+
+		/* once per aggregate: a flag in the final function's own cache */
+		if (fcinfo->flinfo != NULL)
+		{
+			if (fcinfo->flinfo->fn_extra == NULL)
+				fcinfo->flinfo->fn_extra =
+					MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(bool));
+			warned = (bool *) fcinfo->flinfo->fn_extra;
+		}
+		PG_RETURN_POINTER(auto_final(st, warned));
+	}
 
 	state_sync(st);
 	if (st->merged && (st->union_agg || st->folded_bits != 0))

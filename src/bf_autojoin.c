@@ -79,15 +79,14 @@
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
 #include "parser/parse_func.h"
+#include "parser/parsetree.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/ruleutils.h"
 #include "utils/syscache.h"
 
 static join_search_hook_type prev_join_search_hook = NULL;
-
-/* > 0 while bf_autojoin_plan.c plans a filter's subquery: no filters for it */
-int			bloom_autojoin_depth = 0;
 
 /* ---- the keys ---- */
 
@@ -175,55 +174,6 @@ keys_hash_alike(Oid ftype, Oid otype, Oid collation, List *opfamilies)
 	return alike;
 }
 
-/*
- * Does an expression hold anything that cannot be evaluated in a
- * subquery of its own, once: a placeholder (computed at a join), a
- * subplan, an executor parameter (another query level's or a plan's
- * value), an aggregate, window function or set-returning function?
- */
-static bool
-needs_its_query_walker(Node *node, void *context)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, PlaceHolderVar) || IsA(node, SubPlan) ||
-		IsA(node, AlternativeSubPlan) || IsA(node, SubLink) ||
-		IsA(node, Aggref) || IsA(node, WindowFunc) ||
-		IsA(node, GroupingFunc) || IsA(node, CurrentOfExpr))
-		return true;
-	if (IsA(node, Param) && ((Param *) node)->paramkind != PARAM_EXTERN)
-		return true;
-	if (IsA(node, Var) && ((Var *) node)->varlevelsup != 0)
-		return true;
-	if (IsA(node, FuncExpr) && ((FuncExpr *) node)->funcretset)
-		return true;
-	if (IsA(node, OpExpr) && ((OpExpr *) node)->opretset)
-		return true;
-	return expression_tree_walker(node, needs_its_query_walker, context);
-}
-
-bool
-bloom_autojoin_needs_its_query(Node *node)
-{
-	return needs_its_query_walker(node, NULL);
-}
-
-/*
- * Can a restriction of orel go into the filter's subquery?  Not one that
- * is volatile (read twice, it would keep other rows), needs another
- * query's values or other relations, or guards security; leaving one out
- * only adds keys to the filter.
- */
-bool
-bloom_autojoin_restriction_copyable(RestrictInfo *rinfo, RelOptInfo *orel)
-{
-	Node	   *clause = (Node *) rinfo->clause;
-
-	return rinfo->security_level == 0 && !contain_volatile_functions(clause) &&
-		!bloom_autojoin_needs_its_query(clause) &&
-		bms_is_subset(rinfo->clause_relids, orel->relids);
-}
-
 /* A Var of relid, maybe under a binary-compatible relabeling, or NULL. */
 static Var *
 column_of(Expr *expr, Index relid)
@@ -267,20 +217,36 @@ other_side_ok(PlannerInfo *root, RelOptInfo *frel, RelOptInfo *orel)
 	return true;
 }
 
-/* Is the other side's key one the filter may be built from? */
-static bool
-other_key_ok(Expr *oexpr, Index orelid)
+/*
+ * Is the other side's key one the filter may be built from?  NULL if so,
+ * else why not.
+ *
+ * The filter's InitPlan computes the key over every row of the other side
+ * that passes its own restrictions, including rows that other joins of the
+ * plain plan remove before the key is ever computed: a key that can raise
+ * an ERROR (`s::int` over a string that is no number) would make the query
+ * fail where the plain join does not.  So the key must be a column, or be
+ * built over columns only from functions and casts that PostgreSQL promises
+ * raise no error that depends on their input: the leakproof ones.
+ */
+static const char *
+other_key_refused(Expr *oexpr, Index orelid)
 {
 	Relids		varnos = pull_varnos(NULL, (Node *) oexpr);
-	bool		ok;
 
 	/* one relation, strict (NULL on a null-extended row), evaluable alone */
-	ok = bms_membership(varnos) == BMS_SINGLETON &&
-		bms_singleton_member(varnos) == (int) orelid &&
-		!contain_volatile_functions((Node *) oexpr) &&
-		!contain_nonstrict_functions((Node *) oexpr) &&
-		!bloom_autojoin_needs_its_query((Node *) oexpr);
-	return ok;
+	if (bms_membership(varnos) != BMS_SINGLETON ||
+		bms_singleton_member(varnos) != (int) orelid)
+		return "the other side's key is not over one relation";
+	if (contain_volatile_functions((Node *) oexpr))
+		return "the other side's key is volatile";
+	if (contain_nonstrict_functions((Node *) oexpr))
+		return "the other side's key is not strict";
+	if (bloom_autojoin_needs_its_query((Node *) oexpr))
+		return "the other side's key needs its query's values";
+	if (contain_leaked_vars((Node *) oexpr))
+		return "the other side's key calls a function or cast that is not leakproof, which could raise an error on rows the plain join never keys";
+	return NULL;
 }
 
 /*
@@ -360,20 +326,34 @@ consider(PlannerInfo *root, RelOptInfo *frel, const RemoteShare *rs,
 		 BloomCandidate *best)
 {
 	BloomCandidate c;
+	const char *why = NULL;
 
 	if (orelid == frel->relid || orelid >= (Index) root->simple_rel_array_size)
 		return;
 	c.fvar = fvar;
 	c.orel = root->simple_rel_array[orelid];
 	c.oexpr = oexpr;
-	if (!other_side_ok(root, frel, c.orel) || !other_key_ok(oexpr, orelid) ||
-		!foreign_key_ok(fvar) ||
-		!key_type_is_safe(getBaseType(exprType((Node *) oexpr)),
-						  exprCollation((Node *) oexpr)) ||
-		!keys_hash_alike(fvar->vartype, exprType((Node *) oexpr), collation,
-						 opfamilies) ||
-		!restrictions_kept(c.orel, oexpr))
+	if (!other_side_ok(root, frel, c.orel))
+		why = "the other side is not one plain table scanned alone (a join of the same server, a subquery, TABLESAMPLE, security quals or a lateral reference)";
+	else if ((why = other_key_refused(oexpr, orelid)) != NULL)
+		 /* said */ ;
+	else if (!foreign_key_ok(fvar))
+		why = "the foreign column's values may not hash as they compare (a float, a declared typmod, a nondeterministic collation or a type without safe key bytes)";
+	else if (!key_type_is_safe(getBaseType(exprType((Node *) oexpr)),
+							   exprCollation((Node *) oexpr)))
+		why = "the other side's key type is not one whose key bytes never raise an error";
+	else if (!keys_hash_alike(fvar->vartype, exprType((Node *) oexpr), collation,
+							  opfamilies))
+		why = "the two keys do not hash alike under this equality";
+	else if (!restrictions_kept(c.orel, oexpr))
+		why = "the other side's key is computed and one of its restrictions cannot go into the filter's subquery";
+	if (why != NULL)
+	{
+		elog(DEBUG1, "bloomfilter.join_pushdown: no filter on %s of relation %s: %s",
+			 get_rte_attribute_name(rel_rte(root, frel), fvar->varattno),
+			 get_rel_name(rel_rte(root, frel)->relid), why);
 		return;
+	}
 	if (!bloom_autojoin_rate_candidate(root, frel, rs, &c))
 		return;
 	if (best->fvar == NULL || c.net > best->net)
@@ -499,7 +479,7 @@ lookup_objects(BloomObjects *bo)
 {
 	Oid			nsp;
 	char	   *nspname;
-	Oid			argtypes[1] = {ANYELEMENTOID};
+	Oid			argtypes[2] = {ANYELEMENTOID, FLOAT8OID};
 
 	bo->extoid = get_extension_oid("bloomfilter", true);
 	if (!OidIsValid(bo->extoid) || creating_extension)
@@ -511,7 +491,7 @@ lookup_objects(BloomObjects *bo)
 	bo->bftype = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
 								 CStringGetDatum("bloomfilter"), ObjectIdGetDatum(nsp));
 	bo->aggfn = LookupFuncName(list_make2(makeString(nspname), makeString("bloom_agg")),
-							   1, argtypes, true);
+							   2, argtypes, true);
 	bo->probe_op = OidIsValid(bo->bftype) ?
 		OpernameGetOprid(list_make2(makeString(nspname), makeString("<@")),
 						 ANYCOMPATIBLEOID, bo->bftype) : InvalidOid;
@@ -560,12 +540,21 @@ add_bloom_filters(PlannerInfo *root)
 
 		if (IS_DUMMY_REL(frel))
 			continue;
+		(void) bloom_autojoin_size_unanalyzed(root, frel, &bo);
 		bloom_autojoin_remote_share(root, frel, &bo, &rs);
 		if (rs.nscans == 0)
+		{
+			elog(DEBUG1, "bloomfilter.join_pushdown: no filter for relation %s: not a postgres_fdw table (or partitioned over them) whose server lists bloomfilter in its extensions option",
+				 get_rel_name(rel_rte(root, frel)->relid));
 			continue;
+		}
 		find_candidate(root, frel, &rs, &c);
 		if (c.fvar == NULL)
+		{
+			elog(DEBUG1, "bloomfilter.join_pushdown: no filter for relation %s: no equality of its columns with another table passed the rules and the cost (said above, if any was considered)",
+				 get_rel_name(rel_rte(root, frel)->relid));
 			continue;
+		}
 		subroot = bloom_autojoin_plan_filter_query(root, &bo, &c, &keyname);
 		if (subroot == NULL)
 			continue;
@@ -608,7 +597,7 @@ add_bloom_filters(PlannerInfo *root)
 static RelOptInfo *
 bloom_join_search(PlannerInfo *root, int levels_needed, List *initial_rels)
 {
-	if (bloomfilter_join_pushdown && bloom_autojoin_depth == 0 &&
+	if (bloomfilter_join_pushdown && !bloom_autojoin_planning_filter() &&
 		root->join_rel_list == NIL)
 		add_bloom_filters(root);
 
@@ -619,9 +608,18 @@ bloom_join_search(PlannerInfo *root, int levels_needed, List *initial_rels)
 	return standard_join_search(root, levels_needed, initial_rels);
 }
 
+static bool installed = false;
+
 void
 bloom_autojoin_install(void)
 {
 	prev_join_search_hook = join_search_hook;
 	join_search_hook = bloom_join_search;
+	installed = true;
+}
+
+bool
+bloom_autojoin_installed(void)
+{
+	return installed;
 }

@@ -24,7 +24,7 @@ typedef struct BloomObjects
 {
 	Oid			extoid;
 	Oid			bftype;			/* bloomfilter */
-	Oid			aggfn;			/* bloom_agg(anyelement) */
+	Oid			aggfn;			/* bloom_agg(anyelement, float8) */
 	Oid			probe_op;		/* <@(anycompatible, bloomfilter) */
 } BloomObjects;
 
@@ -75,14 +75,18 @@ rel_rte(PlannerInfo *root, RelOptInfo *rel)
 	return root->simple_rte_array[rel->relid];
 }
 
-/* ---- bf_autojoin.c ---- */
+/*
+ * ---- bf_autojoin_plan.c ----
+ * (bf_autojoin.c calls it; it calls bf_autojoin_size.c; nothing calls back)
+ */
 
-extern int	bloom_autojoin_depth;
+/* Is a filter's subquery being planned (the hook leaves it alone)? */
+extern bool bloom_autojoin_planning_filter(void);
 extern bool bloom_autojoin_needs_its_query(Node *node);
 extern bool bloom_autojoin_restriction_copyable(RestrictInfo *rinfo,
 												RelOptInfo *orel);
-
-/* ---- bf_autojoin_plan.c ---- */
+extern bool bloom_autojoin_size_unanalyzed(PlannerInfo *root, RelOptInfo *rel,
+										   const BloomObjects *bo);
 
 extern void bloom_autojoin_remote_share(PlannerInfo *root, RelOptInfo *rel,
 										const BloomObjects *bo, RemoteShare *rs);
@@ -94,5 +98,14 @@ extern PlannerInfo *bloom_autojoin_plan_filter_query(PlannerInfo *root,
 													 char **keyname);
 extern void bloom_autojoin_apply_filter(PlannerInfo *root, const BloomObjects *bo,
 										BloomFilterPlan *fp, List *done);
+
+/* ---- bf_autojoin_size.c ---- */
+
+/*
+ * The size of a never-analyzed foreign table, asked of its remote server
+ * once per session (cached): false, with *why, when it cannot be known.
+ */
+extern bool bloom_remote_size(Oid ftrelid, Oid userid, Oid serverid,
+							  double *tuples, double *pages, const char **why);
 
 #endif							/* BF_AUTOJOIN_H */

@@ -40,10 +40,75 @@
 #include "utils/lsyscache.h"
 #include "utils/ruleutils.h"
 #include "utils/selfuncs.h"
+#include "utils/syscache.h"
+#include "access/htup_details.h"
+#include "catalog/pg_class.h"
+#include "miscadmin.h"
 #include "utils/varlena.h"
 
 /* postgres_fdw's default fdw_tuple_cost, when the server does not set one */
 #define PGFDW_DEFAULT_FDW_TUPLE_COST 0.01
+
+/* > 0 while a filter's subquery is planned: no filters for it */
+static int	filter_query_depth = 0;
+
+bool
+bloom_autojoin_planning_filter(void)
+{
+	return filter_query_depth > 0;
+}
+
+/* ---- what the filter's subquery may hold ---- */
+
+/*
+ * Does an expression hold anything that cannot be evaluated in a
+ * subquery of its own, once: a placeholder (computed at a join), a
+ * subplan, an executor parameter (another query level's or a plan's
+ * value), an aggregate, window function or set-returning function?
+ */
+static bool
+needs_its_query_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, PlaceHolderVar) || IsA(node, SubPlan) ||
+		IsA(node, AlternativeSubPlan) || IsA(node, SubLink) ||
+		IsA(node, Aggref) || IsA(node, WindowFunc) ||
+		IsA(node, GroupingFunc) || IsA(node, CurrentOfExpr))
+		return true;
+	if (IsA(node, Param) && ((Param *) node)->paramkind != PARAM_EXTERN)
+		return true;
+	if (IsA(node, Var) && ((Var *) node)->varlevelsup != 0)
+		return true;
+	if (IsA(node, FuncExpr) && ((FuncExpr *) node)->funcretset)
+		return true;
+	if (IsA(node, OpExpr) && ((OpExpr *) node)->opretset)
+		return true;
+	return expression_tree_walker(node, needs_its_query_walker, context);
+}
+
+bool
+bloom_autojoin_needs_its_query(Node *node)
+{
+	return needs_its_query_walker(node, NULL);
+}
+
+/*
+ * Can a restriction of orel go into the filter's subquery?  Not one that
+ * is volatile (read twice, it would keep other rows), needs another
+ * query's values or other relations, or guards security; leaving one out
+ * only adds keys to the filter.
+ */
+bool
+bloom_autojoin_restriction_copyable(RestrictInfo *rinfo, RelOptInfo *orel)
+{
+	Node	   *clause = (Node *) rinfo->clause;
+
+	return rinfo->security_level == 0 && !contain_volatile_functions(clause) &&
+		!bloom_autojoin_needs_its_query(clause) &&
+		bms_is_subset(rinfo->clause_relids, orel->relids);
+}
+
 
 /* ---- eligibility of servers and relations ---- */
 
@@ -229,16 +294,33 @@ bloom_autojoin_rate_candidate(PlannerInfo *root, RelOptInfo *frel,
 	double		saving,
 				cost;
 
-	if (rs->nscans == 0 || rs->rows < bloomfilter_join_pushdown_min_rows)
+	const char *colname = get_rte_attribute_name(rel_rte(root, frel), c->fvar->varattno);
+	const char *relname = get_rel_name(rel_rte(root, frel)->relid);
+
+	if (rs->nscans == 0)
 		return false;
+	if (rs->rows < bloomfilter_join_pushdown_min_rows)
+	{
+		elog(DEBUG1, "bloomfilter.join_pushdown: no filter on %s of relation %s: its scans are estimated at %.0f rows, fewer than bloomfilter.join_pushdown_min_rows (%.0f)",
+			 colname, relname, rs->rows, bloomfilter_join_pushdown_min_rows);
+		return false;
+	}
 	c->keys = estimate_num_groups(root, list_make1(c->oexpr), c->orel->rows,
 								  NULL, NULL);
 	c->keys = Max(c->keys, 1.0);
 	if (c->keys > (double) bloomfilter_agg_max_capacity)
+	{
+		elog(DEBUG1, "bloomfilter.join_pushdown: no filter on %s of relation %s: %.0f keys are more than bloomfilter.agg_max_capacity (%d)",
+			 colname, relname, c->keys, bloomfilter_agg_max_capacity);
 		return false;
+	}
 	c->sel = pass_fraction(root, frel, c->fvar, c->keys);
 	if (c->sel > bloomfilter_join_pushdown_max_fraction)
+	{
+		elog(DEBUG1, "bloomfilter.join_pushdown: no filter on %s of relation %s: %.0f keys would keep %.4f of its %.0f rows, more than bloomfilter.join_pushdown_max_fraction (%g)",
+			 colname, relname, c->keys, c->sel, rs->rows, bloomfilter_join_pushdown_max_fraction);
 		return false;
+	}
 
 	saving = rs->transfer * (1.0 - c->sel);
 	cost = filter_text_bytes(c->keys) * rs->per_byte +
@@ -246,9 +328,9 @@ bloom_autojoin_rate_candidate(PlannerInfo *root, RelOptInfo *frel,
 		c->orel->cheapest_total_path->total_cost +
 		c->orel->rows * cpu_operator_cost;
 	c->net = saving - cost;
-	elog(DEBUG1, "bloomfilter.join_pushdown: %s of relation %u: %.0f keys, %.0f rows, keeps %.4f, saves %.1f, costs at least %.1f",
-		 get_rte_attribute_name(rel_rte(root, frel), c->fvar->varattno),
-		 frel->relid, c->keys, rs->rows, c->sel, saving, cost);
+	elog(DEBUG1, "bloomfilter.join_pushdown: %s of relation %s: %.0f keys, %.0f rows, keeps %.4f, saves %.1f, costs at least %.1f%s",
+		 colname, relname, c->keys, rs->rows, c->sel, saving, cost,
+		 c->net > 0 ? "" : ": not worth it");
 	return c->net > 0;
 }
 
@@ -293,8 +375,13 @@ bloom_autojoin_plan_filter_query(PlannerInfo *root, const BloomObjects *bo,
 	agg->aggcollid = InvalidOid;
 	agg->inputcollid = exprCollation((Node *) key);
 	agg->aggtranstype = InvalidOid; /* the planner fills it in */
-	agg->aggargtypes = list_make1_oid(exprType((Node *) key));
-	agg->args = list_make1(makeTargetEntry(key, 1, NULL, false));
+	/* bloom_agg(key, bloomfilter.default_fpr): the rate a constant of the plan */
+	agg->aggargtypes = list_make2_oid(exprType((Node *) key), FLOAT8OID);
+	agg->args = list_make2(makeTargetEntry(key, 1, NULL, false),
+						   makeTargetEntry((Expr *) makeConst(FLOAT8OID, -1, InvalidOid, 8,
+															  Float8GetDatum(bloomfilter_default_fpr),
+															  false, FLOAT8PASSBYVAL),
+										   2, NULL, false));
 	agg->aggkind = AGGKIND_NORMAL;
 	agg->aggsplit = AGGSPLIT_SIMPLE;
 	agg->aggno = -1;
@@ -320,14 +407,14 @@ bloom_autojoin_plan_filter_query(PlannerInfo *root, const BloomObjects *bo,
 
 	save_plan_params = root->plan_params;
 	root->plan_params = NIL;
-	bloom_autojoin_depth++;
+	filter_query_depth++;
 	PG_TRY();
 	{
 		subroot = subquery_planner(root->glob, q, root, false, 0.0);
 	}
 	PG_FINALLY();
 	{
-		bloom_autojoin_depth--;
+		filter_query_depth--;
 	}
 	PG_END_TRY();
 	if (root->plan_params != NIL)
@@ -338,9 +425,12 @@ bloom_autojoin_plan_filter_query(PlannerInfo *root, const BloomObjects *bo,
 
 /* ---- adding the filter ---- */
 
-/* Redo the size and paths of a foreign relation whose restrictions grew. */
+/*
+ * Redo the size and paths of a foreign relation whose restrictions grew
+ * (keep_joined_rows) or whose size became known.
+ */
 static void
-redo_foreign_rel(PlannerInfo *root, RelOptInfo *rel)
+redo_foreign_rel(PlannerInfo *root, RelOptInfo *rel, bool keep_joined_rows)
 {
 	RangeTblEntry *rte = rel_rte(root, rel);
 	double		rows_joined = rel->rows;
@@ -368,7 +458,8 @@ redo_foreign_rel(PlannerInfo *root, RelOptInfo *rel)
 	 * for it: joins are estimated from the relation's rows as they were, or
 	 * they would count the filter twice.
 	 */
-	rel->rows = rows_joined;
+	if (keep_joined_rows)
+		rel->rows = rows_joined;
 }
 
 /* Redo the Append paths of a parent whose members' paths changed. */
@@ -442,7 +533,7 @@ add_clause(PlannerInfo *root, RelOptInfo *rel, Expr *clause, double sel,
 		rinfo->outer_selec = sel;
 		rel->baserestrictinfo = lappend(rel->baserestrictinfo, rinfo);
 		rel->baserestrict_min_security = 0;
-		redo_foreign_rel(root, rel);
+		redo_foreign_rel(root, rel, true);
 		return true;
 	}
 	if (rte->rtekind != RTE_RELATION || !rte->inh)
@@ -465,6 +556,112 @@ add_clause(PlannerInfo *root, RelOptInfo *rel, Expr *clause, double sel,
 	if (added)
 		redo_append_rel(root, rel);
 	return added;
+}
+
+/* ---- the size of foreign tables never analyzed ---- */
+
+/* Does the foreign table (or else its server) set use_remote_estimate? */
+static bool
+uses_remote_estimate(Oid relid, Oid serverid)
+{
+	List	   *lists[2];
+	bool		result = false;
+	int			i;
+
+	lists[0] = GetForeignServer(serverid)->options;
+	lists[1] = GetForeignTable(relid)->options;
+	for (i = 0; i < 2; i++)
+	{
+		ListCell   *lc;
+
+		foreach(lc, lists[i])
+		{
+			DefElem    *def = (DefElem *) lfirst(lc);
+
+			if (strcmp(def->defname, "use_remote_estimate") == 0)
+				result = defGetBoolean(def);
+		}
+	}
+	return result;
+}
+
+/* The user the foreign scan connects as, as postgres_fdw picks it. */
+static Oid
+scan_user(PlannerInfo *root, RelOptInfo *rel)
+{
+#if PG_VERSION_NUM >= 160000
+	(void) root;
+	return OidIsValid(rel->userid) ? rel->userid : GetUserId();
+#else
+	RangeTblEntry *rte = rel_rte(root, rel);
+
+	return OidIsValid(rte->checkAsUser) ? rte->checkAsUser : GetUserId();
+#endif
+}
+
+/*
+ * A foreign table that ships bloomfilter, was never analyzed and has no
+ * remote estimates is sized by postgres_fdw as ten pages of rows: give it
+ * the remote's own size (bf_autojoin_size.c) and redo its size and paths,
+ * for the filter's decision and for the joins alike.  Members of a
+ * partitioned rel, at any depth; returns whether any size changed.
+ */
+bool
+bloom_autojoin_size_unanalyzed(PlannerInfo *root, RelOptInfo *rel,
+							   const BloomObjects *bo)
+{
+	RangeTblEntry *rte = rel_rte(root, rel);
+	double		tuple_cost;
+	bool		changed = false;
+	ListCell   *lc;
+
+	if (IS_DUMMY_REL(rel))
+		return false;
+	if (is_filterable_foreign(root, rel, bo, &tuple_cost))
+	{
+		HeapTuple	tup;
+		float4		reltuples;
+		double		tuples,
+					pages;
+		const char *why;
+
+		tup = SearchSysCache1(RELOID, ObjectIdGetDatum(rte->relid));
+		if (!HeapTupleIsValid(tup))
+			return false;
+		reltuples = ((Form_pg_class) GETSTRUCT(tup))->reltuples;
+		ReleaseSysCache(tup);
+		if (reltuples >= 0 || uses_remote_estimate(rte->relid, rel->serverid))
+			return false;		/* postgres_fdw knows its size */
+		if (!bloom_remote_size(rte->relid, scan_user(root, rel), rel->serverid,
+							   &tuples, &pages, &why))
+		{
+			elog(DEBUG1, "bloomfilter.join_pushdown: relation %s was never analyzed and its remote size is unknown (%s): postgres_fdw's guess of %.0f rows stands",
+				 get_rel_name(rte->relid), why, rel->tuples);
+			return false;
+		}
+		elog(DEBUG1, "bloomfilter.join_pushdown: relation %s was never analyzed: the remote has about %.0f rows in %.0f pages (postgres_fdw guessed %.0f)",
+			 get_rel_name(rte->relid), tuples, pages, rel->tuples);
+		rel->tuples = Max(tuples, 0.0);
+		rel->pages = (BlockNumber) Min(Max(pages, 0.0), (double) MaxBlockNumber);
+		redo_foreign_rel(root, rel, false);
+		return true;
+	}
+	if (rte->rtekind != RTE_RELATION || !rte->inh)
+		return false;
+	foreach(lc, root->append_rel_list)
+	{
+		AppendRelInfo *appinfo = (AppendRelInfo *) lfirst(lc);
+		RelOptInfo *child;
+
+		if (appinfo->parent_relid != rel->relid)
+			continue;
+		child = root->simple_rel_array[appinfo->child_relid];
+		if (child != NULL && bloom_autojoin_size_unanalyzed(root, child, bo))
+			changed = true;
+	}
+	if (changed)
+		redo_append_rel(root, rel);
+	return changed;
 }
 
 /*

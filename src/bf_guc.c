@@ -10,14 +10,21 @@
 #include "miscadmin.h"
 #include "utils/guc.h"
 
-/* bloomfilter.default_fpr: the rate bloom_agg(x) sizes its filters for */
+/*
+ * bloomfilter.default_fpr: the rate of the filters automatic Bloom-joins
+ * build, bloom_agg(key, rate).  A planner setting: it changes plans, never
+ * what a function returns (bloom_agg(x) sizes for 1% whatever it says, so
+ * that a pushed-down bloom_agg(x) equals the local one).
+ */
 double		bloomfilter_default_fpr = 0.01;
 
 /*
  * bloomfilter.agg_max_capacity: how many distinct keys a self-sizing
  * bloom_agg(x) filter can hold at the target rate.  It sets the size of the
  * largest filter the aggregate makes, and so its peak memory per group (the
- * hash buffer that comes first takes at most half of that).
+ * hash buffer that comes first takes at most half of that).  It is the one
+ * setting that can change what an aggregate returns: only past it, for more
+ * distinct keys than it allows, and then with a WARNING (bf_agg.c).
  */
 int			bloomfilter_agg_max_capacity = 100000000;
 
@@ -64,14 +71,28 @@ show_simd(void)
 	return "off";
 }
 
+/*
+ * SHOW bloomfilter.join_pushdown says when "on" does nothing: the planner
+ * part is installed only when the library is loaded at start.
+ */
+static const char *
+show_join_pushdown(void)
+{
+	if (!bloomfilter_join_pushdown)
+		return "off";
+	if (!bloom_autojoin_installed())
+		return "on (inactive: bloomfilter is not in shared_preload_libraries or session_preload_libraries)";
+	return "on";
+}
+
 void		_PG_init(void);
 
 void
 _PG_init(void)
 {
 	DefineCustomRealVariable("bloomfilter.default_fpr",
-							 "False-positive rate that bloom_agg(x) sizes its filters for.",
-							 "Filters built for different rates use different numbers of hashes and cannot be combined.",
+							 "False-positive rate of the filters automatic Bloom-joins build (bloomfilter.join_pushdown).",
+							 "A planner setting: no function's result depends on it. bloom_agg(x) always sizes for 1%; bloom_agg(x, fpr) takes another rate.",
 							 &bloomfilter_default_fpr,
 							 0.01, 1e-9, 0.5,
 							 PGC_USERSET, 0,
@@ -96,7 +117,7 @@ _PG_init(void)
 							 &bloomfilter_join_pushdown,
 							 true,
 							 PGC_USERSET, 0,
-							 NULL, NULL, NULL);
+							 NULL, NULL, show_join_pushdown);
 	DefineCustomRealVariable("bloomfilter.join_pushdown_min_rows",
 							 "Fewest rows a foreign scan must be expected to return for bloomfilter.join_pushdown to filter it.",
 							 NULL,

@@ -1060,7 +1060,7 @@ scalablebloom_cardinality(PG_FUNCTION_ARGS)
 
 /*
  * The self-sizing bloom_agg run at the first level's rate p * (1 - r),
- * with p = bloomfilter.default_fpr: its state, combine, serialize and
+ * with p = 1% (BLOOM_AGG_FPR, never a setting): its state, combine, serialize and
  * deserialize are bloom_agg's, so the result is as deterministic as
  * bloom_agg's (the same keys give the same bytes whatever the plan).
  */
@@ -1068,7 +1068,7 @@ Datum
 scalablebloom_agg_trans(PG_FUNCTION_ARGS)
 {
 	return bloom_auto_agg_trans_at(fcinfo,
-								   bfs_level_fpr(bloomfilter_default_fpr, BFS_DEFAULT_TIGHTENING, 0));
+								   bfs_level_fpr(BLOOM_AGG_FPR, BFS_DEFAULT_TIGHTENING, 0));
 }
 
 /* The finished filter becomes sub-filter 0 of a container. */
@@ -1083,7 +1083,7 @@ scalablebloom_agg_final(PG_FUNCTION_ARGS)
 	f = (struct varlena *) DatumGetPointer(DirectFunctionCall1(bloomfilter_agg_final,
 															   PG_GETARG_DATUM(0)));
 	bloomfilter_view(f, &v);
-	PG_RETURN_POINTER(wrap_filter(&v, bloomfilter_default_fpr,
+	PG_RETURN_POINTER(wrap_filter(&v, BLOOM_AGG_FPR,
 								  BFS_DEFAULT_GROWTH, BFS_DEFAULT_TIGHTENING));
 }
 

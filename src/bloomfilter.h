@@ -25,6 +25,13 @@
 /* ---- bf_guc.c ---- */
 
 extern double bloomfilter_default_fpr;
+
+/*
+ * The rate bloom_agg(x) and sbloom_agg(x) size for: a constant, never a
+ * setting (an immutable aggregate's bytes must not depend on the server that
+ * computes them; bloom_agg(x, fpr) takes another rate as an argument).
+ */
+#define BLOOM_AGG_FPR		0.01
 extern int	bloomfilter_agg_max_capacity;
 extern bool bloomfilter_join_pushdown;
 extern double bloomfilter_join_pushdown_min_rows;
@@ -34,6 +41,8 @@ extern double bloomfilter_join_pushdown_max_fraction;
 
 /* Installs the planner hook of automatic Bloom-joins. */
 extern void bloom_autojoin_install(void);
+/* Was it installed (the library loaded at start)? */
+extern bool bloom_autojoin_installed(void);
 
 /* ---- bf_io.c ---- */
 

@@ -1,0 +1,308 @@
+/*
+ * bf_autojoin_size.c
+ *		Automatic Bloom-joins: the size of a foreign table that was never
+ *		analyzed, asked of its remote server.
+ *
+ * postgres_fdw sizes a foreign table that was never analyzed (and whose
+ * server does not set use_remote_estimate) as ten pages of rows, about a
+ * thousand; autovacuum never analyzes foreign tables.  That is every new
+ * user's state, and at that size no filter is ever worth sending.  Taking an
+ * unknown size as large instead would send filters that cannot pay (a
+ * thousand remote rows against a million local keys).  So the real size is
+ * asked of the remote, once per foreign table and user per session, through
+ * postgres_fdw's own connection (the one the scan will use, with its user
+ * mapping, authentication and remote transaction):
+ *
+ *		SELECT relkind, reltuples, relpages, pages now
+ *		FROM pg_partition_tree('<remote table>') JOIN pg_class ... WHERE isleaf
+ *
+ * and each leaf is sized as PostgreSQL's planner sizes a table: reltuples
+ * scaled to the pages it has now, or, if it was never analyzed there
+ * either, its pages now at the density of the foreign table's columns.  A
+ * leaf that is no table (a view, another foreign table) makes the size
+ * unknown.
+ *
+ * Never an ERROR the plain query would not raise: the lookup runs in a
+ * subtransaction, and any failure (no user mapping, no connection, a remote
+ * older than PostgreSQL 12, a missing table) is remembered as "unknown" with
+ * its reason, said at DEBUG1, and the foreign table keeps postgres_fdw's own
+ * estimate (so no filter).
+ *
+ * The cache.  An answer (or a failure) is kept BLOOM_REMOTE_SIZE_TTL
+ * seconds, and dropped when the foreign table's definition changes (a
+ * relcache invalidation: ALTER FOREIGN TABLE, its options, ANALYZE).  A
+ * table that grows tenfold on the remote is seen at the next lookup.
+ */
+#include "bf_autojoin.h"
+
+#include <math.h>
+
+#include "access/htup_details.h"
+#include "access/xact.h"
+#include "catalog/pg_class.h"
+#include "commands/defrem.h"
+#include "fmgr.h"
+#include "foreign/foreign.h"
+#include "libpq-fe.h"
+#include "miscadmin.h"
+#include "optimizer/plancat.h"
+#include "storage/bufpage.h"
+#include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/resowner.h"
+#include "utils/timestamp.h"
+
+/* how long an answer is kept, in seconds */
+#define BLOOM_REMOTE_SIZE_TTL	600
+
+typedef struct RemoteSizeKey
+{
+	Oid			relid;
+	Oid			userid;
+} RemoteSizeKey;
+
+typedef struct RemoteSizeEntry
+{
+	RemoteSizeKey key;
+	bool		known;
+	double		tuples;
+	double		pages;
+	TimestampTz asked;
+	char		why[128];		/* if not known */
+} RemoteSizeEntry;
+
+static HTAB *size_cache = NULL;
+
+/*
+ * postgres_fdw's connection functions, found in its library (15 to 18 have
+ * these signatures; PgFdwConnState is opaque here).
+ */
+typedef void *(*GetConnection_fn) (UserMapping *user, bool will_prep_stmt,
+								   void **state);
+typedef void (*ReleaseConnection_fn) (void *conn);
+typedef PGresult *(*pgfdw_exec_query_fn) (void *conn, const char *query,
+										  void *state);
+
+static GetConnection_fn fdw_get_connection = NULL;
+static ReleaseConnection_fn fdw_release_connection = NULL;
+static pgfdw_exec_query_fn fdw_exec_query = NULL;
+
+static void
+size_cache_inval(Datum arg pg_attribute_unused(), Oid relid)
+{
+	HASH_SEQ_STATUS seq;
+	RemoteSizeEntry *e;
+
+	if (size_cache == NULL)
+		return;
+	hash_seq_init(&seq, size_cache);
+	while ((e = (RemoteSizeEntry *) hash_seq_search(&seq)) != NULL)
+	{
+		if (!OidIsValid(relid) || e->key.relid == relid)
+			(void) hash_search(size_cache, &e->key, HASH_REMOVE, NULL);
+	}
+}
+
+static void
+size_cache_init(void)
+{
+	HASHCTL		ctl;
+
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(RemoteSizeKey);
+	ctl.entrysize = sizeof(RemoteSizeEntry);
+	ctl.hcxt = TopMemoryContext;
+	size_cache = hash_create("bloomfilter remote sizes", 64, &ctl,
+							 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	CacheRegisterRelcacheCallback(size_cache_inval, (Datum) 0);
+}
+
+/* The value of a foreign table's option, or dflt. */
+static char *
+table_option(ForeignTable *ft, const char *name, char *dflt)
+{
+	ListCell   *lc;
+
+	foreach(lc, ft->options)
+	{
+		DefElem    *def = (DefElem *) lfirst(lc);
+
+		if (strcmp(def->defname, name) == 0)
+			return defGetString(def);
+	}
+	return dflt;
+}
+
+/* Rows per page of the foreign table's columns, as the planner would guess. */
+static double
+rows_per_page(Oid relid)
+{
+	int32		width = get_relation_data_width(relid, NULL);
+	double		tuple_bytes = MAXALIGN(SizeofHeapTupleHeader) + MAXALIGN(width) +
+		sizeof(ItemIdData);
+
+	return Max(1.0, floor((BLCKSZ - SizeOfPageHeaderData) / tuple_bytes));
+}
+
+/*
+ * Ask the remote.  Runs inside the caller's subtransaction: may raise
+ * anything; returns false with *why for an answer that gives no size.
+ */
+static bool
+ask_remote(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
+		   double *pages, char *why, size_t whylen)
+{
+	ForeignTable *ft = GetForeignTable(ftrelid);
+	UserMapping *um = GetUserMapping(userid, serverid);
+	char	   *nspname = table_option(ft, "schema_name",
+									   get_namespace_name(get_rel_namespace(ftrelid)));
+	char	   *relname = table_option(ft, "table_name", get_rel_name(ftrelid));
+	char	   *qualified = quote_qualified_identifier(nspname, relname);
+	StringInfoData sql;
+	void	   *conn;
+	void	   *state = NULL;
+	PGresult   *res;
+	bool		ok = true;
+	double		density = rows_per_page(ftrelid);
+	int			i;
+
+	if (fdw_get_connection == NULL)
+	{
+		fdw_get_connection = (GetConnection_fn)
+			load_external_function("$libdir/postgres_fdw", "GetConnection", true, NULL);
+		fdw_release_connection = (ReleaseConnection_fn)
+			load_external_function("$libdir/postgres_fdw", "ReleaseConnection", true, NULL);
+		fdw_exec_query = (pgfdw_exec_query_fn)
+			load_external_function("$libdir/postgres_fdw", "pgfdw_exec_query", true, NULL);
+	}
+
+	initStringInfo(&sql);
+	appendStringInfo(&sql,
+					 "SELECT c.relkind, c.reltuples, c.relpages, "
+					 "pg_catalog.pg_relation_size(c.oid) / pg_catalog.current_setting('block_size')::pg_catalog.int8 "
+					 "FROM pg_catalog.pg_partition_tree(%s::pg_catalog.regclass) t "
+					 "JOIN pg_catalog.pg_class c ON c.oid = t.relid WHERE t.isleaf",
+					 quote_literal_cstr(qualified));
+
+	conn = fdw_get_connection(um, false, &state);
+	res = fdw_exec_query(conn, sql.data, state);
+	*tuples = 0;
+	*pages = 0;
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+	{
+		snprintf(why, whylen, "the remote did not answer: %s",
+				 PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) ?
+				 PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : "no message");
+		ok = false;
+	}
+	else if (PQntuples(res) == 0 || PQnfields(res) != 4)
+	{
+		snprintf(why, whylen, "the remote %s has no table", qualified);
+		ok = false;
+	}
+	for (i = 0; ok && i < PQntuples(res); i++)
+	{
+		char		kind = PQgetvalue(res, i, 0)[0];
+		double		reltuples = strtod(PQgetvalue(res, i, 1), NULL);
+		double		relpages = strtod(PQgetvalue(res, i, 2), NULL);
+		double		curpages = strtod(PQgetvalue(res, i, 3), NULL);
+
+		if (kind != 'r' && kind != 'm')
+		{
+			snprintf(why, whylen, "the remote %s is not a table (relkind %c)",
+					 qualified, kind);
+			ok = false;
+			break;
+		}
+		/* as the planner sizes a table (estimate_rel_size) */
+		if (reltuples >= 0 && relpages > 0)
+			*tuples += reltuples / relpages * curpages;
+		else if (reltuples >= 0 && curpages == 0)
+			*tuples += reltuples;
+		else
+			*tuples += curpages * density;	/* never analyzed there either */
+		*pages += curpages;
+	}
+	PQclear(res);
+	fdw_release_connection(conn);
+	return ok;
+}
+
+bool
+bloom_remote_size(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
+				  double *pages, const char **why)
+{
+	RemoteSizeKey key;
+	RemoteSizeEntry *e;
+	bool		found;
+	TimestampTz now = GetCurrentTimestamp();
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+
+	if (size_cache == NULL)
+		size_cache_init();
+	memset(&key, 0, sizeof(key));
+	key.relid = ftrelid;
+	key.userid = userid;
+	e = (RemoteSizeEntry *) hash_search(size_cache, &key, HASH_FIND, &found);
+	if (found &&
+		!TimestampDifferenceExceeds(e->asked, now, BLOOM_REMOTE_SIZE_TTL * 1000))
+	{
+		*tuples = e->tuples;
+		*pages = e->pages;
+		*why = e->why;
+		return e->known;
+	}
+
+	{
+		bool		known = false;
+		double		t = 0,
+					p = 0;
+		char		reason[128];
+
+		reason[0] = '\0';
+
+		/* a failure must cost the query nothing: a subtransaction */
+		BeginInternalSubTransaction(NULL);
+		MemoryContextSwitchTo(cxt);
+		PG_TRY();
+		{
+			known = ask_remote(ftrelid, userid, serverid, &t, &p,
+							   reason, sizeof(reason));
+			ReleaseCurrentSubTransaction();
+			MemoryContextSwitchTo(cxt);
+			CurrentResourceOwner = owner;
+		}
+		PG_CATCH();
+		{
+			ErrorData  *edata;
+
+			MemoryContextSwitchTo(cxt);
+			edata = CopyErrorData();
+			FlushErrorState();
+			RollbackAndReleaseCurrentSubTransaction();
+			MemoryContextSwitchTo(cxt);
+			CurrentResourceOwner = owner;
+			snprintf(reason, sizeof(reason), "asking the remote failed: %s",
+					 edata->message);
+			FreeErrorData(edata);
+			known = false;
+		}
+		PG_END_TRY();
+
+		/* the subtransaction's invalidations may have reset the cache */
+		e = (RemoteSizeEntry *) hash_search(size_cache, &key, HASH_ENTER, NULL);
+		e->known = known;
+		e->tuples = t;
+		e->pages = p;
+		e->asked = now;
+		strlcpy(e->why, reason, sizeof(e->why));
+	}
+	*tuples = e->tuples;
+	*pages = e->pages;
+	*why = e->why;
+	return e->known;
+}
