@@ -98,7 +98,7 @@ DROP TABLE agg_keys, agg_parallel, agg_hashed, agg_sorted, agg_windows, agg_many
 -- Self-sizing bloom_agg(x): no capacity given
 --
 
--- the finished filter meets the target rate (bloomfilter.default_fpr, 1%)
+-- the finished filter meets the target rate (1%)
 -- within 1.25x and is within 2.2x of the optimal size, from a handful of keys
 -- to a million (the smallest filter is one 512-bit block)
 SELECT n, bits, hashes,
@@ -108,11 +108,56 @@ FROM (VALUES (1), (100), (1000), (65536), (100000), (1000000)) v(n),
      LATERAL (SELECT bloom_agg(g) AS f FROM generate_series(1, n) g) a, bloom_info(a.f)
 ORDER BY n;
 
--- the target rate comes from bloomfilter.default_fpr
-SET bloomfilter.default_fpr = 0.001;
+-- another target rate is an argument: bloom_agg(x, fpr)
 SELECT hashes, (SELECT count(*) FROM generate_series(1000000000, 1000999999) x WHERE x <@ f) / 1e6 <= 0.00125 AS fpr_ok
-FROM (SELECT bloom_agg(g) AS f FROM generate_series(1, 100000) g) a, bloom_info(a.f);
+FROM (SELECT bloom_agg(g, 0.001) AS f FROM generate_series(1, 100000) g) a, bloom_info(a.f);
+-- at 1% it is bloom_agg(x), byte for byte
+SELECT (SELECT bloom_agg(g, 0.01) FROM generate_series(1, 50000) g) =
+       (SELECT bloom_agg(g) FROM generate_series(1, 50000) g) AS fpr_form_at_1pct_same;
+-- the rate must be one for all the rows of a group, in range, not NULL
+SELECT bloom_agg(g, CASE WHEN g < 5 THEN 0.01 ELSE 0.001 END) FROM generate_series(1, 10) g;
+SELECT bloom_agg(g, 0.9) FROM generate_series(1, 10) g;
+SELECT bloom_agg(g, NULL::float8) FROM generate_series(1, 10) g;
+
+-- No setting changes what an immutable aggregate returns: postgres_fdw ships
+-- bloom_agg(x) to servers whose settings differ.  bloom_agg(x), sbloom_agg(x)
+-- and bloom_agg(x, fpr) give the same bytes whatever bloomfilter.default_fpr
+-- says, and whatever bloomfilter.agg_max_capacity says while the keys fit
+-- under it.
+CREATE TABLE agg_settings AS
+SELECT md5((SELECT bloom_agg(g) FROM generate_series(1, 50000) g)::bytea) AS a,
+       md5((SELECT sbloom_agg(g) FROM generate_series(1, 50000) g)::bytea) AS s,
+       md5((SELECT bloom_agg(g, 0.001) FROM generate_series(1, 50000) g)::bytea) AS f;
+SET bloomfilter.default_fpr = 0.001;
+SET bloomfilter.agg_max_capacity = 65536;
+SELECT a = md5((SELECT bloom_agg(g) FROM generate_series(1, 50000) g)::bytea) AS bloom_agg_same,
+       s = md5((SELECT sbloom_agg(g) FROM generate_series(1, 50000) g)::bytea) AS sbloom_agg_same,
+       f = md5((SELECT bloom_agg(g, 0.001) FROM generate_series(1, 50000) g)::bytea) AS bloom_agg_fpr_same
+FROM agg_settings;
+SET bloomfilter.default_fpr = 0.2;
+SET bloomfilter.agg_max_capacity = 10000000;
+SELECT a = md5((SELECT bloom_agg(g) FROM generate_series(1, 50000) g)::bytea) AS bloom_agg_same,
+       s = md5((SELECT sbloom_agg(g) FROM generate_series(1, 50000) g)::bytea) AS sbloom_agg_same,
+       f = md5((SELECT bloom_agg(g, 0.001) FROM generate_series(1, 50000) g)::bytea) AS bloom_agg_fpr_same
+FROM agg_settings;
 RESET bloomfilter.default_fpr;
+RESET bloomfilter.agg_max_capacity;
+DROP TABLE agg_settings;
+
+-- Past bloomfilter.agg_max_capacity the filter is capped and its rate is
+-- above the target: a WARNING with a HINT, once per aggregate (two groups
+-- past it, one WARNING), none while the keys fit
+SET bloomfilter.agg_max_capacity = 65536;
+SELECT grp, bits, round(est_fpr::numeric, 2) > 0.01 AS above_target
+FROM (SELECT g % 2 AS grp, bloom_agg(g) AS f FROM generate_series(1, 400000) g GROUP BY 1) s,
+     bloom_info(s.f) ORDER BY grp;
+SELECT bits FROM bloom_info((SELECT bloom_agg(g) FROM generate_series(1, 60000) g));
+RESET bloomfilter.agg_max_capacity;
+
+-- filters of two rates do not combine; the ERROR's HINT says how to build
+-- them alike
+SELECT (SELECT bloom_agg(g) FROM generate_series(1, 1000) g) |
+       (SELECT bloom_agg(g, 0.001) FROM generate_series(1, 1000) g);
 
 -- filters built from very different numbers of keys combine: their sizes
 -- are powers of two apart and the larger folds; nothing is lost and the

@@ -516,7 +516,7 @@ bloom_report_incompatible(bf_compat c, const char *what, const bf_view *a,
 					   bf_layout_name(b->layout), b->nbits, b->hashes, (int64) b->seed,
 					   bloom_family_display(b->family, b->type_tag)),
 			 c == BF_COMPAT_HASHES ?
-			 errhint("Filters built for different false-positive rates use different numbers of hashes. Build every filter that will be combined for one rate: bloom_agg(x) always sizes for 1%%, bloom_agg(x, fpr) for the rate given, bloom_agg(x, capacity, fpr) at one explicit size; bloomfilter.default_fpr changes only bloom_new(capacity)'s default.") : 0));
+			 errhint("Filters built for different false-positive rates use different numbers of hashes. Build every filter that will be combined for one rate: bloom_agg(x) always sizes for 1%%, bloom_agg(x, fpr) for the rate given, bloom_agg(x, capacity, fpr) at one explicit size. No setting changes these rates (bloomfilter.default_fpr is only the rate of automatic Bloom-join filters).") : 0));
 }
 
 /*
