@@ -380,7 +380,15 @@ find_candidate(PlannerInfo *root, RelOptInfo *frel, const RemoteShare *rs,
 		if (ec->ec_has_const || ec->ec_has_volatile || ec->ec_broken ||
 			ec->ec_merged != NULL || list_length(ec->ec_members) < 2 ||
 			!bms_is_member(frel->relid, ec->ec_relids))
+		{
+			if (ec->ec_has_volatile && ec->ec_merged == NULL &&
+				bms_is_member(frel->relid, ec->ec_relids))
+				elog(DEBUG1, "bloomfilter.join_pushdown: no filter on %s of relation %s: its equality is volatile",
+					 (fvar = column_of(((EquivalenceMember *) linitial(ec->ec_members))->em_expr, frel->relid)) ?
+					 get_rte_attribute_name(rel_rte(root, frel), fvar->varattno) : "a column",
+					 get_rel_name(rel_rte(root, frel)->relid));
 			continue;
+		}
 		foreach(lc2, ec->ec_members)
 		{
 			EquivalenceMember *em = (EquivalenceMember *) lfirst(lc2);

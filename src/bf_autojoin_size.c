@@ -13,8 +13,9 @@
  * postgres_fdw's own connection (the one the scan will use, with its user
  * mapping, authentication and remote transaction):
  *
- *		SELECT relkind, reltuples, relpages, pages now
- *		FROM pg_partition_tree('<remote table>') JOIN pg_class ... WHERE isleaf
+ *		SELECT relkind, reltuples, relpages, pages now FROM pg_class
+ *		WHERE oid is the remote table or a leaf of its pg_partition_tree()
+ *		(a partitioned table itself has no pages)
  *
  * and each leaf is sized as PostgreSQL's planner sizes a table: reltuples
  * scaled to the pages it has now, or, if it was never analyzed there
@@ -183,9 +184,10 @@ ask_remote(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
 	appendStringInfo(&sql,
 					 "SELECT c.relkind, c.reltuples, c.relpages, "
 					 "pg_catalog.pg_relation_size(c.oid) / pg_catalog.current_setting('block_size')::pg_catalog.int8 "
-					 "FROM pg_catalog.pg_partition_tree(%s::pg_catalog.regclass) t "
-					 "JOIN pg_catalog.pg_class c ON c.oid = t.relid WHERE t.isleaf",
-					 quote_literal_cstr(qualified));
+					 "FROM pg_catalog.pg_class c WHERE c.relkind <> 'p' AND c.oid IN "
+					 "(SELECT %s::pg_catalog.regclass UNION ALL "
+					 "SELECT relid FROM pg_catalog.pg_partition_tree(%s) WHERE isleaf)",
+					 quote_literal_cstr(qualified), quote_literal_cstr(qualified));
 
 	conn = fdw_get_connection(um, false, &state);
 	res = fdw_exec_query(conn, sql.data, state);
@@ -193,12 +195,21 @@ ask_remote(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
 	*pages = 0;
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)
 	{
-		snprintf(why, whylen, "the remote did not answer: %s",
-				 PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) ?
-				 PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : "no message");
-		ok = false;
+		/*
+		 * The remote transaction is now in error: only rolling back the
+		 * subtransaction (postgres_fdw then rolls back its remote savepoint)
+		 * makes the connection usable again.
+		 */
+		char	   *msg = pstrdup(PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) ?
+								  PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : "no message");
+
+		PQclear(res);
+		fdw_release_connection(conn);
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_ERROR),
+				 errmsg("the remote did not answer: %s", msg)));
 	}
-	else if (PQntuples(res) == 0 || PQnfields(res) != 4)
+	if (PQntuples(res) == 0 || PQnfields(res) != 4)
 	{
 		snprintf(why, whylen, "the remote %s has no table", qualified);
 		ok = false;
