@@ -10,7 +10,11 @@
  *		bf_autojoin_plan.c	the foreign scans a filter goes to and what it is
  *							worth there, the filter's subquery and InitPlan,
  *							the probe clause, and the foreign relation's (and
- *							partitioned parent's) size and paths redone.
+ *							partitioned parent's) size and paths redone;
+ *							what a filter's subquery may hold;
+ *		bf_autojoin_size.c	the remote size of a foreign table never analyzed.
+ *
+ * Calls go one way: bf_autojoin.c -> bf_autojoin_plan.c -> bf_autojoin_size.c.
  */
 #ifndef BF_AUTOJOIN_H
 #define BF_AUTOJOIN_H

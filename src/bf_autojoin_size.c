@@ -268,6 +268,15 @@ bloom_remote_size(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
 		return e->known;
 	}
 
+	/* no subtransaction (nor remote connection) in a parallel worker */
+	if (IsInParallelMode())
+	{
+		*tuples = 0;
+		*pages = 0;
+		*why = "not asked in parallel mode";
+		return false;
+	}
+
 	{
 		bool		known = false;
 		double		t = 0,
