@@ -13,7 +13,7 @@
 #       with the setting on.
 #
 #   bash test/bench/autojoin_newcomer_bench.sh [ROWS [RUNS [LOCAL_ROWS]]]
-#       (defaults 2000000 5 1000000)
+#       (defaults 2000000 5 1000000; SHAPES="cannot_pay" runs only those)
 #
 # Three throwaway clusters on loopback from PG_CONFIG's install (local with
 # shared_preload_libraries = 'bloomfilter'; r0; r1), as autojoin_bench.sh
@@ -128,13 +128,17 @@ CREATE FOREIGN TABLE all_events_0 PARTITION OF all_events FOR VALUES FROM (MINVA
 	SERVER r0 OPTIONS (table_name 'events_p0');
 CREATE FOREIGN TABLE all_events_1 PARTITION OF all_events FOR VALUES FROM ($((HALF + 1))) TO (MAXVALUE)
 	SERVER r1 OPTIONS (table_name 'events_p1');
-CREATE TABLE vip AS SELECT g * 100 - 37 AS k, 'k' || (g * 100 - 37) AS tk FROM generate_series(1, $KEYS) g;
-CREATE TABLE big AS SELECT g AS id, g AS k FROM generate_series(1, $LOCAL_ROWS) g;
--- no ANALYZE: a newcomer's state (autovacuum may analyze the local tables
--- in the meantime; the remote ones it never will, nor the foreign ones)
+-- no ANALYZE anywhere, and autovacuum off on the local tables too, so that
+-- every round plans from the same state (autovacuum would analyze them at
+-- some point of the run, and the plain join's plan would change under it)
+CREATE TABLE vip WITH (autovacuum_enabled = false) AS
+SELECT g * 100 - 37 AS k, 'k' || (g * 100 - 37) AS tk FROM generate_series(1, $KEYS) g;
+CREATE TABLE big WITH (autovacuum_enabled = false) AS
+SELECT g AS id, g AS k FROM generate_series(1, $LOCAL_ROWS) g;
 EOF
 
-shapes=(inner in exists left text partitioned cannot_pay)
+# SHAPES="cannot_pay" (say) runs only those
+read -r -a shapes <<<"${SHAPES:-inner in exists left text partitioned cannot_pay}"
 declare -A query=(
 	[inner]="SELECT count(*) AS c, sum(length(r.payload)) AS s FROM vip JOIN events r USING (k)"
 	[in]="SELECT count(*) AS c, sum(length(r.payload)) AS s FROM events r WHERE r.k IN (SELECT k FROM vip)"
