@@ -78,8 +78,10 @@ typedef struct RemoteSizeEntry
 static HTAB *size_cache = NULL;
 
 /*
- * postgres_fdw's connection functions, found in its library (15 to 18 have
- * these signatures; PgFdwConnState is opaque here).
+ * postgres_fdw's connection functions, found in its library (14 to 18 have
+ * these signatures; PgFdwConnState is opaque here).  PostgreSQL 16 and later
+ * build modules with -fvisibility=hidden, and postgres_fdw exports only its
+ * SQL-callable functions there: then the size is not asked, and says why.
  */
 typedef void *(*GetConnection_fn) (UserMapping *user, bool will_prep_stmt,
 								   void **state);
@@ -170,14 +172,25 @@ ask_remote(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
 	double		density = rows_per_page(ftrelid);
 	int			i;
 
-	if (fdw_get_connection == NULL)
+	if (fdw_get_connection == NULL || fdw_release_connection == NULL ||
+		fdw_exec_query == NULL)
 	{
+		/*
+		 * PostgreSQL 16 and later build modules with hidden symbols: only
+		 * their SQL-callable functions are exported, and these are not.
+		 */
 		fdw_get_connection = (GetConnection_fn)
-			load_external_function("$libdir/postgres_fdw", "GetConnection", true, NULL);
+			load_external_function("$libdir/postgres_fdw", "GetConnection", false, NULL);
 		fdw_release_connection = (ReleaseConnection_fn)
-			load_external_function("$libdir/postgres_fdw", "ReleaseConnection", true, NULL);
+			load_external_function("$libdir/postgres_fdw", "ReleaseConnection", false, NULL);
 		fdw_exec_query = (pgfdw_exec_query_fn)
-			load_external_function("$libdir/postgres_fdw", "pgfdw_exec_query", true, NULL);
+			load_external_function("$libdir/postgres_fdw", "pgfdw_exec_query", false, NULL);
+		if (fdw_get_connection == NULL || fdw_release_connection == NULL ||
+			fdw_exec_query == NULL)
+		{
+			snprintf(why, whylen, "this postgres_fdw does not export its connection functions (built with hidden symbols, as PostgreSQL 16 and later are): ANALYZE the foreign table or set use_remote_estimate");
+			return false;
+		}
 	}
 
 	initStringInfo(&sql);
