@@ -427,18 +427,22 @@ $coord->safe_psql('postgres', qq{
 	CREATE TABLE nloc AS SELECT g * 100 AS k, 't' || (g * 100) AS tk FROM generate_series(1, 1000) g;
 	CREATE TABLE nlarge AS SELECT g AS k FROM generate_series(1, 100000) g;
 });
+# PostgreSQL 16 and later build postgres_fdw with hidden symbols: its
+# connection functions cannot be found, the size is not asked (DEBUG1 says
+# so) and the newcomer gets no filter there.
+my $asks = $coord->safe_psql('postgres', 'SHOW server_version_num') < 160000 ? 1 : 0;
 check_shape('newcomer: inner join, nothing analyzed',
-	'SELECT n.k, b.id FROM nloc n JOIN nbig b ON b.k = n.k', 1);
+	'SELECT n.k, b.id FROM nloc n JOIN nbig b ON b.k = n.k', $asks);
 check_shape('newcomer: IN',
-	'SELECT b.id, b.k FROM nbig b WHERE b.k IN (SELECT k FROM nloc)', 1);
+	'SELECT b.id, b.k FROM nbig b WHERE b.k IN (SELECT k FROM nloc)', $asks);
 check_shape('newcomer: EXISTS',
-	'SELECT b.id FROM nbig b WHERE EXISTS (SELECT 1 FROM nloc n WHERE n.k = b.k)', 1);
+	'SELECT b.id FROM nbig b WHERE EXISTS (SELECT 1 FROM nloc n WHERE n.k = b.k)', $asks);
 check_shape('newcomer: text keys',
-	'SELECT n.tk, b.id FROM nloc n JOIN nbig b ON b.tk = n.tk', 1);
+	'SELECT n.tk, b.id FROM nloc n JOIN nbig b ON b.tk = n.tk', $asks);
 check_shape('newcomer: remote table analyzed there, foreign table not here',
-	'SELECT n.k, b.id FROM nloc n JOIN nbig_a b ON b.k = n.k', 1);
+	'SELECT n.k, b.id FROM nloc n JOIN nbig_a b ON b.k = n.k', $asks);
 check_shape('newcomer: partitioned over two foreign tables',
-	'SELECT n.k, b.id FROM nloc n JOIN nball b ON b.k = n.k', 1);
+	'SELECT n.k, b.id FROM nloc n JOIN nball b ON b.k = n.k', $asks);
 # the filter that cannot pay: 1,000 remote rows, 100,000 local keys
 check_shape('newcomer: small remote, large local side',
 	'SELECT l.k, s.id FROM nlarge l JOIN nsmall s ON s.k = l.k', 0);
@@ -472,10 +476,18 @@ sub debug_of
 	return $err;
 }
 my $dbg = debug_of('SELECT n.k, b.id FROM nloc n JOIN nbig b ON b.k = n.k');
-like($dbg, qr/relation nbig was never analyzed: the remote has about \d+ rows/,
-	'DEBUG1: the remote size of a never-analyzed table') or diag($dbg);
-like($dbg, qr/k of relation nbig: \d+ keys, \d+ rows, keeps [\d.]+, saves [\d.]+, costs at least [\d.]+/,
-	'DEBUG1: the numbers of the decision');
+if ($asks)
+{
+	like($dbg, qr/relation nbig was never analyzed: the remote has about \d+ rows/,
+		'DEBUG1: the remote size of a never-analyzed table') or diag($dbg);
+	like($dbg, qr/k of relation nbig: \d+ keys, \d+ rows, keeps [\d.]+, saves [\d.]+, costs at least [\d.]+/,
+		'DEBUG1: the numbers of the decision');
+}
+else
+{
+	like($dbg, qr/relation nbig was never analyzed and its remote size is unknown \(this postgres_fdw does not export its connection functions/,
+		'DEBUG1: PostgreSQL 16 and later: why the size is not asked') or diag($dbg);
+}
 like(debug_of('SELECT l.k, s.id FROM nlarge l JOIN nsmall s ON s.k = l.k'),
 	qr/no filter on k of relation nsmall: its scans are estimated at \d+ rows, fewer than bloomfilter.join_pushdown_min_rows/,
 	'DEBUG1: the small remote table, and the rule that refused it');
@@ -483,7 +495,8 @@ like(debug_of('SELECT n.k, b.id FROM nloc n JOIN nnomap b ON b.k = n.k'),
 	qr/relation nnomap was never analyzed and its remote size is unknown \(asking the remote failed: user mapping not found/,
 	'DEBUG1: a failed lookup says why');
 like(debug_of('SELECT n.k, b.id FROM nloc n JOIN nview b ON b.k = n.k'),
-	qr/remote size is unknown \(the remote public\.nview is not a table/,
+	$asks ? qr/remote size is unknown \(the remote public\.nview is not a table/
+	  : qr/remote size is unknown \(this postgres_fdw does not export/,
 	'DEBUG1: a remote view');
 like(debug_of($inner), qr/filter of v\.customer_id: subquery costs [\d.]+ more, added/,
 	'DEBUG1: an added filter');
