@@ -42,8 +42,8 @@ PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 # every object depends on the headers (PGXS tracks only the .c files)
-CORE_HDRS = src/core/bf_core.h src/core/bf_counting.h src/core/bf_window.h \
-	src/core/bf_scalable.h
+# (bf_core.h is an umbrella over one header per concern: every one counts)
+CORE_HDRS = $(wildcard src/core/*.h)
 $(OBJS): $(CORE_HDRS) src/bloomfilter.h src/bf_keyenc.h src/bf_index.h src/bf_gist.h src/bf_gin.h src/bf_autojoin.h
 
 # ---- the core on its own ----
