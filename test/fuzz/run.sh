@@ -1,7 +1,8 @@
 #!/bin/bash
 # Builds the libFuzzer targets (clang, -fsanitize=fuzzer,address,undefined),
 # writes the seed corpus, and fuzzes each target for a while.
-#   bash test/fuzz/run.sh            60 s per target (the test command's run)
+#   bash test/fuzz/run.sh            60 s per target (test/run-all.sh sets
+#                                    FUZZ_SECONDS=30)
 #   FUZZ_SECONDS=3600 bash test/fuzz/run.sh   the long run
 # Crashes are saved as test/fuzz/crash-*; each one becomes a file in
 # test/fuzz/regressions/, which every run replays first.
