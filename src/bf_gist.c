@@ -25,8 +25,10 @@
  * but not its type, and `@>`(bloomfilter, anyelement) is polymorphic.  So
  * that operator is not in the operator class; the planner support function
  * of bloom_contains (bf_planner.c) rewrites `col @> x` into
- * `col @> gbloom_key(x)`, whose right side boxes the value with its type.
- * `@>`(bloomfilter, text) and `@>>` are in the operator class as they are.
+ * `col @> gbloom_key(x)`, whose right side boxes the value with its type
+ * (text keys too: `@>`(bloomfilter, text) is not in the operator class).
+ * The operator class holds that operator (strategy 1) and `@>>`
+ * (strategy 3).
  */
 #include "bf_gist.h"
 

@@ -2,10 +2,13 @@
  * bloomfilter.h
  *		Declarations shared by the PostgreSQL glue files.
  *
- * The glue is split by concern: bf_io.c (type I/O and casts), bf_encode.c
- * (canonical element encoding), bf_ops.c (constructors, functions and
- * operators), bf_agg.c (aggregates).  All filter logic lives in the pure
- * C core, src/core/.
+ * The glue is split by concern into the .c files of src/ that the README
+ * lists in its layout (I/O, key encoding, functions and operators, aggregates,
+ * the indexes, the planner, the other three types, automatic Bloom-joins);
+ * this header declares what each offers the others, under the name of the
+ * file that defines it.  Headers beside it declare what one group of files
+ * shares (bf_keyenc.h, bf_index.h, bf_gist.h, bf_gin.h, bf_autojoin.h).
+ * All filter logic lives in the pure C core, src/core/.
  *
  * A bloomfilter datum is a varlena whose payload is the portable format
  * byte for byte, with the checksum field kept zero in memory and on disk
