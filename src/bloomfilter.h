@@ -74,6 +74,9 @@ extern struct varlena *bloomfilter_getarg(FunctionCallInfo fcinfo, int n,
 /* bloom_agg(x)'s transition at a given rate (for sbloom_agg). */
 extern Datum bloom_auto_agg_trans_at(FunctionCallInfo fcinfo, double fpr);
 
+/* The filter an aggregate's (non-NULL) state gives (for sbloom_agg). */
+extern struct varlena *bloom_agg_result(Datum state);
+
 /*
  * The text, binary and bytea forms every type of this extension shares:
  * base64 of the portable bytes, the bytes themselves, and the bytes as a

@@ -303,6 +303,9 @@ main(void)
 	test_scalable_mutations();
 	test_scalable_capacity();
 	test_max_size();
+	test_aggstate_layout();
+	test_aggstate_round_trip();
+	test_aggstate_validation();
 
 	printf("core: %d passed, %d failed\n", n_passed, n_failed);
 	return n_failed > 0 ? 1 : 0;

@@ -135,6 +135,10 @@ extern void test_window_rotation(void);
 extern void test_window_edges(void);
 extern void test_window_stream(void);
 extern void test_window_validation(void);
+/* test_aggstate.c */
+extern void test_aggstate_layout(void);
+extern void test_aggstate_round_trip(void);
+extern void test_aggstate_validation(void);
 /* test_scalable.c */
 extern void test_scalable_schedule(void);
 extern void test_scalable_growth(void);
