@@ -39,9 +39,6 @@
 PG_FUNCTION_INFO_V1(gbloom_contains);
 PG_FUNCTION_INFO_V1(gbloom_consistent);
 
-/* bf_ops.c: the exact superset test, with folding and its errors */
-extern PGDLLEXPORT Datum bloomfilter_contains_filter(PG_FUNCTION_ARGS);
-
 /* Strategies (the operator class in the install script) */
 #define GBLOOM_STRAT_KEY		1	/* @>(bloomfilter, gbloom_key) */
 /* strategy 2, @>(bloomfilter, text), is no more: text keys are boxed too */

@@ -10,6 +10,9 @@
 #include "miscadmin.h"
 #include "utils/guc.h"
 
+/* the module's one magic block, beside its load function (_PG_init) */
+PG_MODULE_MAGIC;
+
 /* bloomfilter.default_fpr: the rate bloom_agg(x) sizes its filters for */
 double		bloomfilter_default_fpr = 0.01;
 

@@ -148,6 +148,12 @@ prefix##_from_bytea(PG_FUNCTION_ARGS) \
 
 /* ---- bf_ops.c ---- */
 
+/*
+ * f @>> g, the exact superset test with folding and its errors (the
+ * indexes call it for their exact leaf tests).
+ */
+extern PGDLLEXPORT Datum bloomfilter_contains_filter(PG_FUNCTION_ARGS);
+
 /* ERRORs for arguments out of range, shared by constructors and aggregates */
 extern void bloom_check_capacity(int64 capacity);
 extern void bloom_check_fpr(double fpr);
