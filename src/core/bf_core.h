@@ -8,8 +8,9 @@
  *		bf_defs.h		format constants, families, status codes, bf_view
  *		bf_le.h			little-endian field access
  *		bf_hashfn.h		key hashing (XXH3, inlined), mixing, range reduction
- *		bf_kernels.h	insert and probe of one hash (the hot path)
- *		bf_batch.h		many keys at once, the prefetching loop
+ *		bf_kernels.h	insert and probe of one hash (the hot path), the
+ *						prefetching probe loop
+ *		bf_batch.h		many keys at once (bf_batch.c)
  *		bf_simd.h		the AVX2 dispatch of the batch probe
  *		bf_format.h		buffers, views, sealing, validation (bf_format.c)
  *		bf_combine.h	union, intersection, superset (bf_combine.c)
