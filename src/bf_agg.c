@@ -42,6 +42,8 @@
  */
 #include "bloomfilter.h"
 
+#include "bf_aggstate.h"
+
 #include "lib/stringinfo.h"
 #include "utils/memutils.h"
 
@@ -739,30 +741,21 @@ auto_final(BloomAggState *st, bool *warned)
 	return out;
 }
 
-/* Final function of all the aggregates: a new filter (the state lives on). */
-Datum
-bloomfilter_agg_final(PG_FUNCTION_ARGS)
+/*
+ * The result of an aggregate's state (not NULL): a new filter, the state
+ * living on.  The final function of all the aggregates, and of
+ * sbloom_agg through scalablebloom_agg_final.  warned, when not NULL, is
+ * the caller's once-per-aggregate flag for the capacity WARNING (NULL:
+ * warn every time the cap is met).
+ */
+struct varlena *
+bloom_agg_result(Datum state, bool *warned)
 {
-	BloomAggState *st;
+	BloomAggState *st = (BloomAggState *) DatumGetPointer(state);
 	struct varlena *out;
 
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	st = (BloomAggState *) PG_GETARG_POINTER(0);
 	if (st->auto_sized)
-	{
-		bool	   *warned = NULL;
-
-		/* once per aggregate: a flag in the final function's own cache */
-		if (fcinfo->flinfo != NULL)
-		{
-			if (fcinfo->flinfo->fn_extra == NULL)
-				fcinfo->flinfo->fn_extra =
-					MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(bool));
-			warned = (bool *) fcinfo->flinfo->fn_extra;
-		}
-		PG_RETURN_POINTER(auto_final(st, warned));
-	}
+		return auto_final(st, warned);
 
 	state_sync(st);
 	if (st->merged && (st->union_agg || st->folded_bits != 0))
@@ -770,7 +763,26 @@ bloomfilter_agg_final(PG_FUNCTION_ARGS)
 	/* copied: the state may go on changing (window aggregates) */
 	out = palloc(VARSIZE(st->filter));
 	memcpy(out, st->filter, VARSIZE(st->filter));
-	PG_RETURN_POINTER(out);
+	return out;
+}
+
+/* Final function of all the aggregates. */
+Datum
+bloomfilter_agg_final(PG_FUNCTION_ARGS)
+{
+	bool	   *warned = NULL;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	/* once per aggregate: a flag in the final function's own cache */
+	if (fcinfo->flinfo != NULL)
+	{
+		if (fcinfo->flinfo->fn_extra == NULL)
+			fcinfo->flinfo->fn_extra =
+				MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(bool));
+		warned = (bool *) fcinfo->flinfo->fn_extra;
+	}
+	PG_RETURN_POINTER(bloom_agg_result(PG_GETARG_DATUM(0), warned));
 }
 
 /* ---- combine ---- */
@@ -1030,55 +1042,19 @@ bloomfilter_intersect_agg_combine(PG_FUNCTION_ARGS)
 /* ---- serialize / deserialize ---- */
 
 /*
- * Serialized states start with a tag byte:
- *   'F'  a filter state: the portable filter bytes (sealed)
- *   'S'  a self-sizing state in the buffer phase: the target, then family
- *        (2), type tag (4), added (8), a sketch flag (1) and the sketch's
- *        registers if set, count (4) and count hashes (8 each)
- *   'B'  a self-sizing state in the buffer phase, bucketed (from
- *        BF_AGG_RUN_MIN hashes on): the target, family (2), type tag (4),
- *        added (8), the sketch's registers, count (4), the count of each
- *        of the 256 buckets (4 each), 4 zero bytes (so that the hashes are
- *        8-byte aligned in the bytea), then count hashes (8 each), bucket 0
- *        first
- *   'A'  a self-sizing state in the filter phase: the target, the sketch's
- *        registers, then the portable filter bytes (sealed)
- * where the target is fpr (8), k (1), max_nblocks (8), buf_max (4).
- * All little-endian.  Deserialization validates everything.
+ * The partial-state wire format (tags 'F', 'S', 'B', 'A') is the core's:
+ * src/core/bf_aggstate.c writes and validates it, FORMAT.md describes it.
  */
-#define BF_TARGET_LEN (8 + 1 + 8 + 4)
-#define BF_BUCKETED_HEAD (1 + BF_TARGET_LEN + 2 + 4 + 8 + BF_HLL_REGISTERS + \
-						  4 + 4 * BF_HASH_BUCKETS + 4)
+StaticAssertDecl((VARHDRSZ + BFA_BUCKETED_HEAD) % sizeof(uint64) == 0,
+				 "hashes of a 'B' state must be aligned");
 
 static void
-append_le(StringInfo buf, uint64 v, int len)
+state_target(const BloomAggState *st, bfa_target *t)
 {
-	uint8		b[8];
-
-	bf_store_le64(b, v);
-	appendBinaryStringInfo(buf, (char *) b, len);
-}
-
-/* Writes the target's BF_TARGET_LEN bytes at p. */
-static void
-store_target(uint8 *p, const BloomAggState *st)
-{
-	uint64		fbits;
-
-	memcpy(&fbits, &st->fpr, 8);
-	bf_store_le64(p, fbits);
-	p[8] = (uint8) st->hashes;
-	bf_store_le64(p + 9, st->max_nblocks);
-	bf_store_le32(p + 17, st->buf_max);
-}
-
-static void
-append_target(StringInfo buf, const BloomAggState *st)
-{
-	uint8		b[BF_TARGET_LEN];
-
-	store_target(b, st);
-	appendBinaryStringInfo(buf, (char *) b, BF_TARGET_LEN);
+	t->fpr = st->fpr;
+	t->hashes = st->hashes;
+	t->max_nblocks = st->max_nblocks;
+	t->buf_max = st->buf_max;
 }
 
 /*
@@ -1118,14 +1094,9 @@ serialize_bucketed(BloomAggState *st)
 	uint32		count[BF_HASH_BUCKETS] = {0};
 	uint64		total;
 	bytea	   *out;
-	uint8	   *p;
-	uint8	   *regs;
-	uint8	   *counts;
 	uint64	   *h;
 	size_t		pos[BF_HASH_BUCKETS];
-
-	StaticAssertStmt((VARHDRSZ + BF_BUCKETED_HEAD) % sizeof(uint64) == 0,
-					 "hashes of a 'B' state must be aligned");
+	bfa_target	t;
 
 	/* one pass over the buffer counts it by bucket and sketches it */
 	if (sketch != NULL)
@@ -1148,29 +1119,20 @@ serialize_bucketed(BloomAggState *st)
 	}
 
 	total = (uint64) st->nkeys + st->nrunkeys;
-	out = palloc(VARHDRSZ + BF_BUCKETED_HEAD + total * sizeof(uint64));
-	SET_VARSIZE(out, VARHDRSZ + BF_BUCKETED_HEAD + total * sizeof(uint64));
-	p = (uint8 *) VARDATA(out);
-	regs = p + 1 + BF_TARGET_LEN + 14;
-	counts = regs + BF_HLL_REGISTERS + 4;
-	h = (uint64 *) (p + BF_BUCKETED_HEAD);
-	p[0] = 'B';
-	store_target(p + 1, st);
-	bf_store_le16(p + 1 + BF_TARGET_LEN, st->family);
-	bf_store_le32(p + 1 + BF_TARGET_LEN + 2, st->type_tag);
-	bf_store_le64(p + 1 + BF_TARGET_LEN + 6, st->added);
-	memcpy(regs, sketch, BF_HLL_REGISTERS);
-	if (sketch != st->hll)
-		pfree(sketch);
+	out = palloc(VARHDRSZ + BFA_BUCKETED_HEAD + total * sizeof(uint64));
+	SET_VARSIZE(out, VARHDRSZ + BFA_BUCKETED_HEAD + total * sizeof(uint64));
+	h = (uint64 *) ((uint8 *) VARDATA(out) + BFA_BUCKETED_HEAD);
 
 	for (int r = 0; r < st->nruns; r++)
 		for (int b = 0; b < BF_HASH_BUCKETS; b++)
 			count[b] += st->runs[r].count[b];
-	bf_store_le32(regs + BF_HLL_REGISTERS, (uint32) total);
-	for (int b = 0; b < BF_HASH_BUCKETS; b++)
-		bf_store_le32(counts + 4 * b, count[b]);
+	state_target(st, &t);
+	bfa_encode_bucketed_head((uint8 *) VARDATA(out), &t, st->family,
+							 st->type_tag, st->added, sketch, (uint32) total,
+							 count);
+	if (sketch != st->hll)
+		pfree(sketch);
 	(void) bf_bucket_starts(count, pos);
-	bf_store_le32(counts + 4 * BF_HASH_BUCKETS, 0);
 
 	/*
 	 * The runs' buckets are already in order; the buffer is scattered.  (A
@@ -1192,10 +1154,7 @@ serialize_bucketed(BloomAggState *st)
 		}
 	}
 	bf_scatter_buckets(st->keys, st->nkeys, pos, h);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	for (uint64 j = 0; j < total; j++)
-		bf_store_le64((uint8 *) (h + j), h[j]);
-#endif
+	bfa_store_hashes(h, total);
 	return out;
 }
 
@@ -1203,57 +1162,38 @@ Datum
 bloomfilter_agg_serialize(PG_FUNCTION_ARGS)
 {
 	BloomAggState *st = (BloomAggState *) PG_GETARG_POINTER(0);
-	StringInfoData buf;
 	bytea	   *out;
+	bfa_target	t;
 
 	if (st->auto_sized && st->filter == NULL &&
 		(st->nruns > 0 || st->nkeys >= BF_AGG_RUN_MIN))
 		PG_RETURN_BYTEA_P(serialize_bucketed(st));
 
-	initStringInfo(&buf);
+	state_target(st, &t);
 	if (st->auto_sized && st->filter == NULL)
 	{
-		appendStringInfoChar(&buf, 'S');
-		append_target(&buf, st);
-		append_le(&buf, st->family, 2);
-		append_le(&buf, st->type_tag, 4);
-		append_le(&buf, st->added, 8);
-		appendStringInfoChar(&buf, st->hll != NULL ? 1 : 0);
-		if (st->hll != NULL)
-			appendBinaryStringInfo(&buf, (char *) st->hll, BF_HLL_REGISTERS);
-		append_le(&buf, st->nkeys, 4);
-		enlargeStringInfo(&buf, (int) ((Size) st->nkeys * 8));
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-		for (uint32 j = 0; j < st->nkeys; j++)
-			append_le(&buf, st->keys[j], 8);
-#else
-		appendBinaryStringInfo(&buf, (char *) st->keys, (int) ((Size) st->nkeys * 8));
-#endif
+		Size		len = bfa_buffer_len(st->hll != NULL, st->nkeys);
+
+		out = palloc(VARHDRSZ + len);
+		SET_VARSIZE(out, VARHDRSZ + len);
+		bfa_encode_buffer((uint8 *) VARDATA(out), &t, st->family, st->type_tag,
+						  st->added, st->hll, st->keys, st->nkeys);
 	}
 	else
 	{
+		uint8		head[BFA_AUTO_FILTER_HEAD];
+		size_t		hlen;
 		size_t		len;
-		size_t		off;
 
 		state_sync(st);
 		len = VARSIZE(st->filter) - VARHDRSZ;
-		if (st->auto_sized)
-		{
-			appendStringInfoChar(&buf, 'A');
-			append_target(&buf, st);
-			appendBinaryStringInfo(&buf, (char *) st->hll, BF_HLL_REGISTERS);
-		}
-		else
-			appendStringInfoChar(&buf, 'F');
-		off = buf.len;
-		enlargeStringInfo(&buf, (int) len);
-		appendBinaryStringInfo(&buf, VARDATA(st->filter), (int) len);
-		bf_seal((uint8 *) buf.data + off, len);
+		hlen = bfa_encode_filter_head(head, st->auto_sized, &t, st->hll);
+		out = palloc(VARHDRSZ + hlen + len);
+		SET_VARSIZE(out, VARHDRSZ + hlen + len);
+		memcpy(VARDATA(out), head, hlen);
+		memcpy((uint8 *) VARDATA(out) + hlen, VARDATA(st->filter), len);
+		bf_seal((uint8 *) VARDATA(out) + hlen, len);
 	}
-	out = palloc(VARHDRSZ + buf.len);
-	SET_VARSIZE(out, VARHDRSZ + buf.len);
-	memcpy(VARDATA(out), buf.data, buf.len);
-	pfree(buf.data);
 	PG_RETURN_BYTEA_P(out);
 }
 
@@ -1265,145 +1205,71 @@ bad_state(const char *why)
 			 errmsg("invalid serialized bloom_agg state: %s", why)));
 }
 
-/* A copy of the sketch at p, whose registers are checked. */
-static uint8 *
-read_sketch(const uint8 *p)
-{
-	uint8	   *hll = palloc(BF_HLL_REGISTERS);
-
-	memcpy(hll, p, BF_HLL_REGISTERS);
-	for (int r = 0; r < BF_HLL_REGISTERS; r++)
-		if (hll[r] > 64 - BF_HLL_BITS + 1)
-			bad_state("sketch register out of range");
-	return hll;
-}
-
-/* Reads the self-sizing target that follows the tag. */
-static void
-read_target(const uint8 *p, size_t len, BloomAggState *st)
-{
-	uint64		fbits;
-
-	if (len < 1 + BF_TARGET_LEN)
-		bad_state("truncated");
-	fbits = bf_load_le64(p + 1);
-	memcpy(&st->fpr, &fbits, 8);
-	st->hashes = p[9];
-	st->max_nblocks = bf_load_le64(p + 10);
-	st->buf_max = bf_load_le32(p + 18);
-	st->auto_sized = true;
-	if (!(st->fpr > 0.0 && st->fpr < 1.0) ||
-		st->hashes < BF_MIN_HASHES || st->hashes > BF_MAX_HASHES ||
-		st->max_nblocks == 0 || (st->max_nblocks & (st->max_nblocks - 1)) != 0 ||
-		st->max_nblocks > BF_MAX_NBITS / BF_BLOCK_BITS || st->buf_max == 0)
-		bad_state("target out of range");
-}
-
 /* Deserialize: validated like every other way bytes come in. */
 Datum
 bloomfilter_agg_deserialize(PG_FUNCTION_ARGS)
 {
 	bytea	   *b = PG_GETARG_BYTEA_PP(0);
-	const uint8 *p = (const uint8 *) VARDATA_ANY(b);
-	size_t		len = VARSIZE_ANY_EXHDR(b);
 	BloomAggState *st = state_new(CurrentMemoryContext);
-	const size_t head = 1 + BF_TARGET_LEN;
+	bfa_state	s;
+	const char *why;
 
-	if (len < 1)
-		bad_state("empty");
-	switch (p[0])
+	why = bfa_decode((const uint8 *) VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b), &s);
+	if (why != NULL)
+		bad_state(why);
+	if (s.tag != BFA_TAG_FILTER)
 	{
-		case 'F':
-			st->filter = bloomfilter_from_bytes(p + 1, len - 1, ERRCODE_DATA_CORRUPTED);
-			bloomfilter_view(st->filter, &st->view);
-			break;
-		case 'A':
-			read_target(p, len, st);
-			if (len < head + BF_HLL_REGISTERS)
-				bad_state("truncated");
-			st->hll = read_sketch(p + head);
-			st->filter = bloomfilter_from_bytes(p + head + BF_HLL_REGISTERS,
-												len - head - BF_HLL_REGISTERS,
+		st->auto_sized = true;
+		st->fpr = s.target.fpr;
+		st->hashes = s.target.hashes;
+		st->max_nblocks = s.target.max_nblocks;
+		st->buf_max = s.target.buf_max;
+		st->family = s.family;
+		st->type_tag = s.type_tag;
+		st->added = s.added;
+	}
+	if (s.sketch != NULL)
+	{
+		st->hll = palloc(BF_HLL_REGISTERS);
+		memcpy(st->hll, s.sketch, BF_HLL_REGISTERS);
+	}
+	switch (s.tag)
+	{
+		case BFA_TAG_FILTER:
+		case BFA_TAG_AUTO_FILTER:
+			st->filter = bloomfilter_from_bytes(s.filter, s.filter_len,
 												ERRCODE_DATA_CORRUPTED);
 			bloomfilter_view(st->filter, &st->view);
-			if (st->view.layout != BF_LAYOUT_BLOCKED || st->view.hashes != st->hashes ||
-				st->view.seed != 0 || st->view.nbits != st->max_nblocks * BF_BLOCK_BITS)
-				bad_state("filter does not match its target");
+			if (s.tag == BFA_TAG_AUTO_FILTER &&
+				(why = bfa_check_filter(&s.target, &st->view)) != NULL)
+				bad_state(why);
 			break;
-		case 'S':
+		case BFA_TAG_BUFFER:
+			buf_reserve(st, Max(s.count, BF_AGG_FIRST_CAP));
+			for (uint32 j = 0; j < s.count; j++)
+				st->keys[j] = bf_load_le64(s.hashes + (size_t) j * 8);
+			st->nkeys = s.count;
+			break;
+		case BFA_TAG_BUCKETED:
 			{
-				size_t		off = head + 2 + 4 + 8 + 1;
-				uint32		count;
+				BloomAggRun *run = palloc(sizeof(BloomAggRun));
 
-				read_target(p, len, st);
-				if (len < off + 4)
-					bad_state("truncated");
-				st->family = bf_load_le16(p + head);
-				st->type_tag = bf_load_le32(p + head + 2);
-				st->added = bf_load_le64(p + head + 6);
-				if (st->family > BF_FAMILY_MAX || p[head + 14] > 1)
-					bad_state("inconsistent buffer");
-				if (p[head + 14] == 1)
-				{
-					if (len < off + BF_HLL_REGISTERS + 4)
-						bad_state("truncated");
-					st->hll = read_sketch(p + off);
-					off += BF_HLL_REGISTERS;
-				}
-				count = bf_load_le32(p + off);
-				off += 4;
-				if (len != off + (size_t) count * 8)
-					bad_state("inconsistent buffer");
-				buf_reserve(st, Max(count, BF_AGG_FIRST_CAP));
-				for (uint32 j = 0; j < count; j++)
-					st->keys[j] = bf_load_le64(p + off + (size_t) j * 8);
-				st->nkeys = count;
-				break;
-			}
-		case 'B':
-			{
-				size_t		off = head + 2 + 4 + 8;
-				uint64		sum = 0;
-				BloomAggRun *run;
+				run->nkeys = s.count;
+				for (int k = 0; k < BF_HASH_BUCKETS; k++)
+					run->count[k] = bf_load_le32(s.bucket_count + 4 * k);
 
-				read_target(p, len, st);
-				if (len < BF_BUCKETED_HEAD)
-					bad_state("truncated");
-				st->family = bf_load_le16(p + head);
-				st->type_tag = bf_load_le32(p + head + 2);
-				st->added = bf_load_le64(p + head + 6);
-				if (st->family > BF_FAMILY_MAX)
-					bad_state("inconsistent buffer");
-				st->hll = read_sketch(p + off);
-				off += BF_HLL_REGISTERS;
-				run = palloc(sizeof(BloomAggRun));
-				run->nkeys = bf_load_le32(p + off);
-				off += 4;
-				for (int b = 0; b < BF_HASH_BUCKETS; b++)
-				{
-					run->count[b] = bf_load_le32(p + off);
-					sum += run->count[b];
-					off += 4;
-				}
-				/* the bucket counts delimit the inserts: they must add up */
-				if (bf_load_le32(p + off) != 0 || sum != run->nkeys ||
-					run->nkeys > st->buf_max ||
-					len != BF_BUCKETED_HEAD + (size_t) run->nkeys * 8)
-					bad_state("inconsistent buffer");
 				/*
 				 * Not copied: the state lives in the same short-lived
 				 * context as its bytes, and the combine function copies
 				 * the hashes where they are kept.
 				 */
 				run->keys = NULL;
-				run->src = (const char *) p + BF_BUCKETED_HEAD;
+				run->src = (const char *) s.hashes;
 				st->runs = run;
 				st->nruns = st->maxruns = 1;
 				st->nrunkeys = run->nkeys;
 				break;
 			}
-		default:
-			bad_state("unknown tag");
 	}
 	PG_RETURN_POINTER(st);
 }

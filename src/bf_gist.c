@@ -25,8 +25,10 @@
  * but not its type, and `@>`(bloomfilter, anyelement) is polymorphic.  So
  * that operator is not in the operator class; the planner support function
  * of bloom_contains (bf_planner.c) rewrites `col @> x` into
- * `col @> gbloom_key(x)`, whose right side boxes the value with its type.
- * `@>`(bloomfilter, text) and `@>>` are in the operator class as they are.
+ * `col @> gbloom_key(x)`, whose right side boxes the value with its type
+ * (text keys too: `@>`(bloomfilter, text) is not in the operator class).
+ * The operator class holds that operator (strategy 1) and `@>>`
+ * (strategy 3).
  */
 #include "bf_gist.h"
 
@@ -36,9 +38,6 @@
 
 PG_FUNCTION_INFO_V1(gbloom_contains);
 PG_FUNCTION_INFO_V1(gbloom_consistent);
-
-/* bf_ops.c: the exact superset test, with folding and its errors */
-extern PGDLLEXPORT Datum bloomfilter_contains_filter(PG_FUNCTION_ARGS);
 
 /* Strategies (the operator class in the install script) */
 #define GBLOOM_STRAT_KEY		1	/* @>(bloomfilter, gbloom_key) */
@@ -230,6 +229,48 @@ query_hash(GBloomQuery *q, uint64 seed)
 	return bloom_index_seed_hash(&q->seedhash, &q->kt, q->value, seed, q->hashcxt);
 }
 
+typedef struct ReqBuild
+{
+	GBloomQuery *q;
+	int			cap;			/* ranges allocated */
+} ReqBuild;
+
+/* One span of gbloom_sig_spans: into req_single, or a range of its own */
+static void
+req_span(uint64 lo64, uint64 hi64, const uint8 *blk, void *arg)
+{
+	ReqBuild   *rb = (ReqBuild *) arg;
+	GBloomQuery *q = rb->q;
+	uint32		lo = (uint32) lo64;
+	uint32		hi = (uint32) hi64;
+
+	if (lo == hi)
+	{
+		if (blk != NULL)
+			sig_or(q->req_single + (Size) lo * BF_BLOCK_BYTES, blk, BF_BLOCK_BYTES);
+		else
+			set_bit(q->req_single, lo);
+		return;
+	}
+	if (q->nranges > 0 && q->ranges[q->nranges - 1].lo == lo &&
+		q->ranges[q->nranges - 1].hi == hi)
+	{
+		if (blk != NULL)
+			sig_or(q->ranges[q->nranges - 1].mask, blk, BF_BLOCK_BYTES);
+		return;
+	}
+	if (q->nranges == rb->cap)
+	{
+		rb->cap *= 2;
+		q->ranges = repalloc(q->ranges, rb->cap * sizeof(GBloomRange));
+	}
+	q->ranges[q->nranges].lo = lo;
+	q->ranges[q->nranges].hi = hi;
+	if (blk != NULL)
+		memcpy(q->ranges[q->nranges].mask, blk, BF_BLOCK_BYTES);
+	q->nranges++;
+}
+
 /*
  * What q asks of the signature of any filter that is a superset of it.
  * If f ⊇ q (after folding to the smaller size), then for each bit of q the
@@ -243,87 +284,13 @@ query_hash(GBloomQuery *q, uint64 seed)
 static void
 superset_req(GBloomQuery *q, int siglen)
 {
-	uint64		sbits = (uint64) siglen * 8;
-	const bf_view *v = &q->qv;
-	int			cap = 16;
+	ReqBuild	rb = {q, 16};
 	MemoryContext old = MemoryContextSwitchTo(q->qcxt);
 
 	q->req_single = palloc0(siglen);
-	q->ranges = palloc(cap * sizeof(GBloomRange));
+	q->ranges = palloc(rb.cap * sizeof(GBloomRange));
 	q->nranges = 0;
-
-	if (v->layout == BF_LAYOUT_BLOCKED)
-	{
-		uint64		nb = v->nbits / BF_BLOCK_BITS;
-		uint64		sb = sbits / BF_BLOCK_BITS;
-
-		for (uint64 b = 0; b < nb; b++)
-		{
-			const uint8 *blk = v->bits + b * BF_BLOCK_BYTES;
-			uint64		any = 0;
-			uint32		lo = (uint32) (b * sb / nb);
-			uint32		hi = (uint32) (((b + 1) * sb - 1) / nb);
-
-			for (int i = 0; i < BF_BLOCK_BYTES; i += 8)
-				any |= load64(blk + i);
-			if (any == 0)
-				continue;
-			if (lo == hi)
-			{
-				sig_or(q->req_single + (Size) lo * BF_BLOCK_BYTES, blk, BF_BLOCK_BYTES);
-				continue;
-			}
-			if (q->nranges > 0 && q->ranges[q->nranges - 1].lo == lo &&
-				q->ranges[q->nranges - 1].hi == hi)
-			{
-				sig_or(q->ranges[q->nranges - 1].mask, blk, BF_BLOCK_BYTES);
-				continue;
-			}
-			if (q->nranges == cap)
-			{
-				cap *= 2;
-				q->ranges = repalloc(q->ranges, cap * sizeof(GBloomRange));
-			}
-			q->ranges[q->nranges].lo = lo;
-			q->ranges[q->nranges].hi = hi;
-			memcpy(q->ranges[q->nranges].mask, blk, BF_BLOCK_BYTES);
-			q->nranges++;
-		}
-	}
-	else
-	{
-		uint64		m = v->nbits;
-
-		for (uint64 w = 0; w < m / 64; w++)
-		{
-			uint64		word = BF_BSWAP64(load64(v->bits + w * 8));
-
-			while (word)
-			{
-				uint64		p = w * 64 + (uint64) __builtin_ctzll(word);
-				uint32		lo = (uint32) (p * sbits / m);
-				uint32		hi = (uint32) (((p + 1) * sbits - 1) / m);
-
-				word &= word - 1;
-				if (lo == hi)
-				{
-					set_bit(q->req_single, lo);
-					continue;
-				}
-				if (q->nranges > 0 && q->ranges[q->nranges - 1].lo == lo &&
-					q->ranges[q->nranges - 1].hi == hi)
-					continue;
-				if (q->nranges == cap)
-				{
-					cap *= 2;
-					q->ranges = repalloc(q->ranges, cap * sizeof(GBloomRange));
-				}
-				q->ranges[q->nranges].lo = lo;
-				q->ranges[q->nranges].hi = hi;
-				q->nranges++;
-			}
-		}
-	}
+	gbloom_sig_spans(&q->qv, siglen, req_span, &rb);
 	q->req_siglen = siglen;
 	MemoryContextSwitchTo(old);
 }
@@ -398,13 +365,7 @@ superset_sig_consistent(GBloomQuery *q, const GBloomSig *k, int siglen)
 	GBloomSummary ks;
 
 	/* filters q cannot be compared with raise an error: go on to them */
-	ks.flags = k->flags;
-	ks.layout = k->layout;
-	ks.hashes = k->hashes;
-	ks.seed = k->seed;
-	ks.family = k->family;
-	ks.type_tag = k->type_tag;
-	ks.size_odd = k->size_odd;
+	gbloom_summary_of_sig(k, &ks);
 	if (!gbloom_same_hashing(&ks, &q->qs) ||
 		gbloom_other_mismatch(&ks, &q->qs))
 		return true;

@@ -123,8 +123,62 @@ sig_or(uint8 *dst, const uint8 *src, int siglen)
 		store64(dst + i, load64(dst + i) | load64(src + i));
 }
 
+/*
+ * The bit-to-signature mapping (see bf_gist_keys.c's header), in one place
+ * for the keys (filter_to_sig) and the superset query (superset_req): span
+ * is called once per set bit p of a classic filter, with the signature
+ * bits lo..hi it maps to (floor(p*S/m) .. ceil((p+1)*S/m) - 1) and blk
+ * NULL, and once per non-empty block b of n of a blocked filter, with the
+ * signature blocks lo..hi it maps to (floor(b*B/n) .. ceil((b+1)*B/n) - 1)
+ * and blk its 64 bytes.  p*S stays below 2^48 (m < 2^33, S < 2^14).
+ * Inlined, so that each caller's span is too.
+ */
+static inline void
+gbloom_sig_spans(const bf_view *v, int siglen,
+				 void (*span) (uint64 lo, uint64 hi, const uint8 *blk, void *arg),
+				 void *arg)
+{
+	uint64		sbits = (uint64) siglen * 8;
+
+	if (v->layout == BF_LAYOUT_BLOCKED)
+	{
+		uint64		nb = v->nbits / BF_BLOCK_BITS;
+		uint64		sb = sbits / BF_BLOCK_BITS;
+
+		for (uint64 b = 0; b < nb; b++)
+		{
+			const uint8 *blk = v->bits + b * BF_BLOCK_BYTES;
+			uint64		any = 0;
+
+			for (int i = 0; i < BF_BLOCK_BYTES; i += 8)
+				any |= load64(blk + i);
+			if (any != 0)
+				span(b * sb / nb, ((b + 1) * sb - 1) / nb, blk, arg);
+		}
+	}
+	else
+	{
+		uint64		m = v->nbits;
+
+		for (uint64 w = 0; w < m / 64; w++)
+		{
+			uint64		word = BF_BSWAP64(load64(v->bits + w * 8));
+
+			while (word)
+			{
+				uint64		p = w * 64 + (uint64) __builtin_ctzll(word);
+
+				word &= word - 1;
+				span(p * sbits / m, ((p + 1) * sbits - 1) / m, NULL, arg);
+			}
+		}
+	}
+}
+
 /* bf_gist_keys.c: keys as the search sees them */
 extern void gbloom_summary_of_view(const bf_view *v, GBloomSummary *s);
+/* The descriptor of a signature key (s->sig is left to the caller). */
+extern void gbloom_summary_of_sig(const GBloomSig *k, GBloomSummary *s);
 extern void gbloom_check_sig_key(const GBloomSig *k, int siglen);
 extern struct varlena *gbloom_leaf_filter(const void *key, bf_view *v);
 extern bool gbloom_same_hashing(const GBloomSummary *a,

@@ -81,62 +81,35 @@ sig_hamming(const uint8 *a, const uint8 *b, int siglen)
 	return n;
 }
 
+/* One span of gbloom_sig_spans: the bit, or the block's 512 bits ORed, set */
+static void
+sig_span(uint64 lo, uint64 hi, const uint8 *blk, void *arg)
+{
+	uint8	   *sig = (uint8 *) arg;
+
+	for (uint64 s = lo; s <= hi; s++)
+	{
+		if (blk != NULL)
+			sig_or(sig + s * BF_BLOCK_BYTES, blk, BF_BLOCK_BYTES);
+		else
+			set_bit(sig, s);
+	}
+}
+
 /*
- * Maps a filter's bits onto a signature (see the file header): classic bit
- * p to signature bits floor(p*S/m) .. ceil((p+1)*S/m) - 1, blocked block b
- * of n to signature blocks floor(b*B/n) .. ceil((b+1)*B/n) - 1, its 512
- * bits ORed into each.  p*S stays below 2^48 (m < 2^33, S < 2^14).
+ * Maps a filter's bits onto a signature (see the file header, and
+ * gbloom_sig_spans in bf_gist.h): classic bit p to signature bits
+ * floor(p*S/m) .. ceil((p+1)*S/m) - 1, blocked block b of n to signature
+ * blocks floor(b*B/n) .. ceil((b+1)*B/n) - 1, its 512 bits ORed into each.
  */
 static void
 filter_to_sig(const bf_view *v, uint8 *sig, int siglen)
 {
-	uint64		sbits = (uint64) siglen * 8;
-
 	memset(sig, 0, siglen);
-	if (v->layout == BF_LAYOUT_BLOCKED)
-	{
-		uint64		nb = v->nbits / BF_BLOCK_BITS;
-		uint64		sb = sbits / BF_BLOCK_BITS;
-
-		for (uint64 b = 0; b < nb; b++)
-		{
-			const uint8 *blk = v->bits + b * BF_BLOCK_BYTES;
-			uint64		any = 0;
-
-			for (int i = 0; i < BF_BLOCK_BYTES; i += 8)
-				any |= load64(blk + i);
-			if (any == 0)
-				continue;
-			for (uint64 s = b * sb / nb; s <= ((b + 1) * sb - 1) / nb; s++)
-			{
-				uint8	   *dst = sig + s * BF_BLOCK_BYTES;
-
-				for (int i = 0; i < BF_BLOCK_BYTES; i += 8)
-					store64(dst + i, load64(dst + i) | load64(blk + i));
-			}
-		}
-	}
-	else if (v->nbits == sbits)
+	if (v->layout != BF_LAYOUT_BLOCKED && v->nbits == (uint64) siglen * 8)
 		memcpy(sig, v->bits, siglen);
 	else
-	{
-		uint64		m = v->nbits;
-
-		for (uint64 w = 0; w < m / 64; w++)
-		{
-			uint64		word = BF_BSWAP64(load64(v->bits + w * 8));
-
-			while (word)
-			{
-				uint64		p = w * 64 + (uint64) __builtin_ctzll(word);
-				uint64		hi = ((p + 1) * sbits - 1) / m;
-
-				for (uint64 s = p * sbits / m; s <= hi; s++)
-					set_bit(sig, s);
-				word &= word - 1;
-			}
-		}
-	}
+		gbloom_sig_spans(v, siglen, sig_span, sig);
 }
 
 /* The descriptor of one filter. */
@@ -209,13 +182,7 @@ summarize(const void *key, int siglen, GBloomSummary *s, uint8 *buf)
 		const GBloomSig *k = (const GBloomSig *) key;
 
 		gbloom_check_sig_key(k, siglen);
-		s->flags = k->flags & (GBK_ALLTRUE | GBK_MIXED);
-		s->layout = k->layout;
-		s->hashes = k->hashes;
-		s->family = k->family;
-		s->type_tag = k->type_tag;
-		s->seed = k->seed;
-		s->size_odd = k->size_odd;
+		gbloom_summary_of_sig(k, s);
 		if (k->flags & GBK_MIXED_HASHING)
 			s->sig = NULL;
 		else if (k->flags & GBK_ALLTRUE)
@@ -226,6 +193,19 @@ summarize(const void *key, int siglen, GBloomSummary *s, uint8 *buf)
 		else
 			s->sig = (uint8 *) k->sig;
 	}
+}
+
+void
+gbloom_summary_of_sig(const GBloomSig *k, GBloomSummary *s)
+{
+	s->flags = k->flags & (GBK_ALLTRUE | GBK_MIXED);
+	s->layout = k->layout;
+	s->hashes = k->hashes;
+	s->family = k->family;
+	s->type_tag = k->type_tag;
+	s->seed = k->seed;
+	s->size_odd = k->size_odd;
+	s->sig = NULL;
 }
 
 bool

@@ -10,6 +10,9 @@
 #include "miscadmin.h"
 #include "utils/guc.h"
 
+/* the module's one magic block, beside its load function (_PG_init) */
+PG_MODULE_MAGIC;
+
 /*
  * bloomfilter.default_fpr: the rate of the filters automatic Bloom-joins
  * build, bloom_agg(key, rate).  A planner setting: it changes plans, never

@@ -13,8 +13,6 @@
 #include "libpq/pqformat.h"
 #include "utils/builtins.h"
 
-PG_MODULE_MAGIC;
-
 PG_FUNCTION_INFO_V1(bloomfilter_in);
 PG_FUNCTION_INFO_V1(bloomfilter_out);
 PG_FUNCTION_INFO_V1(bloomfilter_recv);

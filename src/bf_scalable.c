@@ -60,9 +60,6 @@ PG_FUNCTION_INFO_V1(scalablebloom_union_agg_serialize);
 PG_FUNCTION_INFO_V1(scalablebloom_union_agg_deserialize);
 PG_FUNCTION_INFO_V1(scalablebloom_union_agg_final);
 
-/* bloom_agg's final function (bf_agg.c), which sbloom_agg wraps */
-extern Datum bloomfilter_agg_final(PG_FUNCTION_ARGS);
-
 /* A container decoded for reading or, for a private copy, writing. */
 typedef struct Sbloom
 {
@@ -1080,8 +1077,8 @@ scalablebloom_agg_final(PG_FUNCTION_ARGS)
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
-	f = (struct varlena *) DatumGetPointer(DirectFunctionCall1(bloomfilter_agg_final,
-															   PG_GETARG_DATUM(0)));
+	/* no once-per-aggregate flag here: sbloom_agg warns per group */
+	f = bloom_agg_result(PG_GETARG_DATUM(0), NULL);
 	bloomfilter_view(f, &v);
 	PG_RETURN_POINTER(wrap_filter(&v, BLOOM_AGG_FPR,
 								  BFS_DEFAULT_GROWTH, BFS_DEFAULT_TIGHTENING));

@@ -2,10 +2,13 @@
  * bloomfilter.h
  *		Declarations shared by the PostgreSQL glue files.
  *
- * The glue is split by concern: bf_io.c (type I/O and casts), bf_encode.c
- * (canonical element encoding), bf_ops.c (constructors, functions and
- * operators), bf_agg.c (aggregates).  All filter logic lives in the pure
- * C core, src/core/.
+ * The glue is split by concern into the .c files of src/ that the README
+ * lists in its layout (I/O, key encoding, functions and operators, aggregates,
+ * the indexes, the planner, the other three types, automatic Bloom-joins);
+ * this header declares what each offers the others, under the name of the
+ * file that defines it.  Headers beside it declare what one group of files
+ * shares (bf_keyenc.h, bf_index.h, bf_gist.h, bf_gin.h, bf_autojoin.h).
+ * All filter logic lives in the pure C core, src/core/.
  *
  * A bloomfilter datum is a varlena whose payload is the portable format
  * byte for byte, with the checksum field kept zero in memory and on disk
@@ -82,6 +85,9 @@ extern struct varlena *bloomfilter_getarg(FunctionCallInfo fcinfo, int n,
 /* bloom_agg(x)'s transition at a given rate (for sbloom_agg). */
 extern Datum bloom_auto_agg_trans_at(FunctionCallInfo fcinfo, double fpr);
 
+/* The filter an aggregate's (non-NULL) state gives (for sbloom_agg). */
+extern struct varlena *bloom_agg_result(Datum state, bool *warned);
+
 /*
  * The text, binary and bytea forms every type of this extension shares:
  * base64 of the portable bytes, the bytes themselves, and the bytes as a
@@ -150,6 +156,12 @@ prefix##_from_bytea(PG_FUNCTION_ARGS) \
 }
 
 /* ---- bf_ops.c ---- */
+
+/*
+ * f @>> g, the exact superset test with folding and its errors (the
+ * indexes call it for their exact leaf tests).
+ */
+extern PGDLLEXPORT Datum bloomfilter_contains_filter(PG_FUNCTION_ARGS);
 
 /* ERRORs for arguments out of range, shared by constructors and aggregates */
 extern void bloom_check_capacity(int64 capacity);

@@ -45,7 +45,7 @@ make
 $SUDO make install >/dev/null
 
 step "core unit tests (ASan/UBSan)" make check-core
-step "fuzzing the validators, text codec and filter operations (libFuzzer, 5 targets x 30 s)" \
+step "fuzzing the validators, text codec and filter operations (libFuzzer, 6 targets x 30 s)" \
 	env FUZZ_SECONDS="${FUZZ_SECONDS:-30}" bash test/fuzz/run.sh
 step "pg_regress" regress
 step "TAP: multi-cluster Bloom-joins, sharding, shipping, version guard" bash test/tap.sh

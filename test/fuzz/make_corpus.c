@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "bf_aggstate.h"
 #include "bf_core.h"
 #include "bf_counting.h"
 #include "bf_window.h"
@@ -30,6 +31,66 @@ write_file(const char *dir, int n, const uint8_t *buf, size_t len)
 		exit(1);
 	}
 	fclose(f);
+}
+
+/*
+ * Aggregate partial states (fuzz_aggstate): a buffer with and without its
+ * sketch, a bucketed buffer, and a filter-phase state.
+ */
+static int
+write_agg_states(const char *dir, int n)
+{
+	bfa_target	t = {0.01, 7, 64, 1024};
+	uint64_t	h[5] = {1, UINT64_C(0x0123456789abcdef), 3, UINT64_C(1) << 63, 5};
+	uint8_t		sketch[BF_HLL_REGISTERS] = {0};
+	uint32_t	count[BF_HASH_BUCKETS] = {0};
+	size_t		len;
+	uint8_t    *buf;
+
+	for (int i = 0; i < 5; i++)
+		bf_hll_add(sketch, h[i]);
+	for (int with = 0; with <= 1; with++)
+	{
+		len = bfa_buffer_len(with, 5);
+		buf = malloc(len);
+		bfa_encode_buffer(buf, &t, BF_FAMILY_INTEGER, 0, 5, with ? sketch : NULL, h, 5);
+		write_file(dir, n++, buf, len);
+		free(buf);
+	}
+	/* bucketed: the hashes in bucket order (their top bytes) */
+	{
+		uint64_t	sorted[5] = {1, 3, 5, UINT64_C(0x0123456789abcdef), UINT64_C(1) << 63};
+
+		count[0] = 3;
+		count[1] = 1;
+		count[128] = 1;
+		len = BFA_BUCKETED_HEAD + 5 * 8;
+		buf = malloc(len);
+		bfa_encode_bucketed_head(buf, &t, BF_FAMILY_INTEGER, 0, 5, sketch, 5, count);
+		memcpy(buf + BFA_BUCKETED_HEAD, sorted, sizeof(sorted));
+		bfa_store_hashes((uint64_t *) (buf + BFA_BUCKETED_HEAD), 5);
+		write_file(dir, n++, buf, len);
+		free(buf);
+	}
+	/* filter phase: a blocked filter of max_nblocks blocks, seed 0 */
+	{
+		size_t		flen = bf_buffer_size(t.max_nblocks * BF_BLOCK_BITS);
+		size_t		hlen;
+		bf_view		v;
+
+		buf = malloc(BFA_AUTO_FILTER_HEAD + flen);
+		hlen = bfa_encode_filter_head(buf, true, &t, sketch);
+		bf_init(buf + hlen, BF_LAYOUT_BLOCKED, t.hashes, 0, t.max_nblocks * BF_BLOCK_BITS);
+		bf_view_of(buf + hlen, &v);
+		for (int i = 0; i < 5; i++)
+			bf_insert_hash(&v, h[i]);
+		v.family = BF_FAMILY_INTEGER;
+		bf_store_header(buf + hlen, &v);
+		bf_seal(buf + hlen, flen);
+		write_file(dir, n++, buf, hlen + flen);
+		free(buf);
+	}
+	return n;
 }
 
 int
@@ -181,6 +242,7 @@ main(int argc, char **argv)
 			write_file(argv[1], n++, buf, len);
 			free(buf);
 		}
+	n = write_agg_states(argv[1], n);
 	printf("%d seeds written to %s\n", n, argv[1]);
 	return 0;
 }

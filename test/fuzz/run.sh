@@ -1,7 +1,8 @@
 #!/bin/bash
 # Builds the libFuzzer targets (clang, -fsanitize=fuzzer,address,undefined),
 # writes the seed corpus, and fuzzes each target for a while.
-#   bash test/fuzz/run.sh            60 s per target (the test command's run)
+#   bash test/fuzz/run.sh            60 s per target (test/run-all.sh sets
+#                                    FUZZ_SECONDS=30)
 #   FUZZ_SECONDS=3600 bash test/fuzz/run.sh   the long run
 # Crashes are saved as test/fuzz/crash-*; each one becomes a file in
 # test/fuzz/regressions/, which every run replays first.
@@ -16,7 +17,7 @@ flags=("${common[@]}" -fsanitize=fuzzer,address,undefined)
 core=(src/core/bf_format.c src/core/bf_combine.c src/core/bf_estimate.c
 	src/core/bf_sizing.c src/core/bf_base64.c src/core/bf_hashes.c
 	src/core/bf_counting.c src/core/bf_window.c src/core/bf_scalable.c
-	src/core/bf_batch.c src/core/bf_simd.c)
+	src/core/bf_batch.c src/core/bf_simd.c src/core/bf_aggstate.c)
 
 gcc -O1 -Isrc/core -o "$out/make_corpus" test/fuzz/make_corpus.c "${core[@]}" -lm
 mkdir -p "$out/corpus"
@@ -33,7 +34,8 @@ done
 wait
 
 status=0
-for target in fuzz_validate fuzz_base64 fuzz_counting fuzz_window fuzz_scalable; do
+for target in fuzz_validate fuzz_base64 fuzz_counting fuzz_window fuzz_scalable \
+	fuzz_aggstate; do
 	$CC "${flags[@]}" -o "$out/$target" "test/fuzz/$target.c" "${objs[@]}" -lm
 	# replay the saved regressions before exploring
 	if compgen -G "test/fuzz/regressions/*" >/dev/null; then

@@ -72,25 +72,24 @@ is( $primary->safe_psql('src', q{
 	FROM filters WHERE id = 14}),
 	't|t|t|t|t', 'large filters are TOASTed: out of line, compressed when they compress');
 
-my $have_gist = $primary->safe_psql('src',
-	q{SELECT count(*) FROM pg_opclass WHERE opcname LIKE 'bloomfilter%gist%'});
-note($have_gist ? 'the GiST operator class is installed' : 'no GiST operator class: index checks skipped');
-if ($have_gist)
-{
-	$primary->safe_psql('src', q{
-	CREATE TABLE docs (id int PRIMARY KEY, f bloomfilter);
-	-- 3000 documents of 20 keys each, overlapping, and a few large ones
-	INSERT INTO docs SELECT d, (SELECT bloom_agg(k, 64, 0.01) FROM generate_series(d * 10, d * 10 + 19) k)
-	FROM generate_series(1, 3000) d;
-	INSERT INTO docs SELECT 10000 + d, (SELECT bloom_agg(k) FROM generate_series(d * 5000, d * 5000 + 9999) k)
-	FROM generate_series(1, 5) d;
-	CREATE INDEX docs_f_gist ON docs USING gist (f);
-	});
-}
+# the index checks below run unconditionally: a renamed or missing
+# operator class must fail them, not skip them
+is($primary->safe_psql('src',
+	q{SELECT count(*) FROM pg_opclass WHERE opcname = 'bloomfilter_gist_ops'}),
+	'1', 'the GiST operator class is installed');
+$primary->safe_psql('src', q{
+CREATE TABLE docs (id int PRIMARY KEY, f bloomfilter);
+-- 3000 documents of 20 keys each, overlapping, and a few large ones
+INSERT INTO docs SELECT d, (SELECT bloom_agg(k, 64, 0.01) FROM generate_series(d * 10, d * 10 + 19) k)
+FROM generate_series(1, 3000) d;
+INSERT INTO docs SELECT 10000 + d, (SELECT bloom_agg(k) FROM generate_series(d * 5000, d * 5000 + 9999) k)
+FROM generate_series(1, 5) d;
+CREATE INDEX docs_f_gist ON docs USING gist (f);
+});
 
-my $have_gin = $primary->safe_psql('src',
-	q{SELECT count(*) FROM pg_opclass WHERE opcname = 'bloomfilter_gin_ops'});
-note($have_gin ? 'the GIN operator class is installed' : 'no GIN operator class: GIN checks skipped');
+is($primary->safe_psql('src',
+	q{SELECT count(*) FROM pg_opclass WHERE opcname = 'bloomfilter_gin_ops'}),
+	'1', 'the GIN operator class is installed');
 
 # a filter of one of many geometries for document $1, holding the keys
 # $1 * 7 + 1 .. $1 * 7 + n (so neighbours share keys), or NULL or empty
@@ -110,20 +109,17 @@ my $gin_filter_sql = q{
 	END $$;
 };
 
-if ($have_gin)
-{
-	$primary->safe_psql('src', $gin_filter_sql . q{
-	CREATE TABLE gdocs_off (id int PRIMARY KEY, f bloomfilter) WITH (autovacuum_enabled = off);
-	CREATE TABLE gdocs_on (id int PRIMARY KEY, f bloomfilter) WITH (autovacuum_enabled = off);
-	INSERT INTO gdocs_off SELECT d, gin_filter(d) FROM generate_series(1, 2000) d;
-	INSERT INTO gdocs_on SELECT d, gin_filter(d) FROM generate_series(1, 2000) d;
-	CREATE INDEX gdocs_off_gin ON gdocs_off USING gin (f) WITH (fastupdate = off);
-	CREATE INDEX gdocs_on_gin ON gdocs_on USING gin (f) WITH (fastupdate = on, gin_pending_list_limit = 65536);
-	-- a pending list that is there when dumped, replayed and crashed
-	INSERT INTO gdocs_on SELECT d, gin_filter(d) FROM generate_series(2001, 2300) d;
-	INSERT INTO gdocs_off SELECT d, gin_filter(d) FROM generate_series(2001, 2300) d;
-	});
-}
+$primary->safe_psql('src', $gin_filter_sql . q{
+CREATE TABLE gdocs_off (id int PRIMARY KEY, f bloomfilter) WITH (autovacuum_enabled = off);
+CREATE TABLE gdocs_on (id int PRIMARY KEY, f bloomfilter) WITH (autovacuum_enabled = off);
+INSERT INTO gdocs_off SELECT d, gin_filter(d) FROM generate_series(1, 2000) d;
+INSERT INTO gdocs_on SELECT d, gin_filter(d) FROM generate_series(1, 2000) d;
+CREATE INDEX gdocs_off_gin ON gdocs_off USING gin (f) WITH (fastupdate = off);
+CREATE INDEX gdocs_on_gin ON gdocs_on USING gin (f) WITH (fastupdate = on, gin_pending_list_limit = 65536);
+-- a pending list that is there when dumped, replayed and crashed
+INSERT INTO gdocs_on SELECT d, gin_filter(d) FROM generate_series(2001, 2300) d;
+INSERT INTO gdocs_off SELECT d, gin_filter(d) FROM generate_series(2001, 2300) d;
+});
 
 # GIN index answers for every key of a range, as "table:key=ids;...", through
 # the index or by a sequential scan
@@ -167,10 +163,10 @@ sub fingerprint
 	SELECT string_agg(format('%s:%s:%s', id, md5(f::bytea), md5(g::bytea)), ',' ORDER BY id) FROM filters;
 	SELECT string_agg(format('%s:%s', id, md5(f::bytea)), ',' ORDER BY id) FROM filters_ext;};
 	$sql .= q{
-	SELECT string_agg(format('%s:%s', id, md5(f::bytea)), ',' ORDER BY id) FROM docs;} if $have_gist;
+	SELECT string_agg(format('%s:%s', id, md5(f::bytea)), ',' ORDER BY id) FROM docs;};
 	$sql .= q{
 	SELECT string_agg(format('%s:%s', id, md5(f::bytea)), ',' ORDER BY id) FROM gdocs_off;
-	SELECT string_agg(format('%s:%s', id, md5(f::bytea)), ',' ORDER BY id) FROM gdocs_on;} if $have_gin;
+	SELECT string_agg(format('%s:%s', id, md5(f::bytea)), ',' ORDER BY id) FROM gdocs_on;};
 	return $node->safe_psql($db, $sql);
 }
 
@@ -213,26 +209,20 @@ sub uses_index
 
 my $fp_src = fingerprint($primary, 'src');
 my ($idx_src, $seq_src);
-if ($have_gist)
-{
-	$idx_src = index_answers($primary, 'src', 'index');
-	$seq_src = index_answers($primary, 'src', 'seq');
-	is($idx_src, $seq_src, 'GiST index answers equal a sequential scan on the source');
-	like($idx_src, qr/(^|;)12345=[^;]*\b1233 1234\b.*(^|;)31000=[^;]*\b10005\b/s,
-		'... and find the documents that hold the key');
-	ok(uses_index($primary, 'src'), '... and the probe uses the index');
-}
+$idx_src = index_answers($primary, 'src', 'index');
+$seq_src = index_answers($primary, 'src', 'seq');
+is($idx_src, $seq_src, 'GiST index answers equal a sequential scan on the source');
+like($idx_src, qr/(^|;)12345=[^;]*\b1233 1234\b.*(^|;)31000=[^;]*\b10005\b/s,
+	'... and find the documents that hold the key');
+ok(uses_index($primary, 'src'), '... and the probe uses the index');
 my $gin_seq_src;
-if ($have_gin)
-{
-	$gin_seq_src = gin_answers($primary, 'src', 'seq');
-	is(gin_answers($primary, 'src', 'index'), $gin_seq_src,
-		'GIN indexes (fastupdate off, and on with a pending list) answer as a sequential scan on the source');
-	like($gin_seq_src, qr/gdocs_off:6994=[^;]*\b999\b/, '... and find the documents that hold the key');
-	ok(uses_gin($primary, 'src'), '... through the GIN indexes');
-	is($primary->safe_psql('src', q{SELECT gin_clean_pending_list('gdocs_off_gin')}), '0',
-		'(fastupdate off: no pending list)');
-}
+$gin_seq_src = gin_answers($primary, 'src', 'seq');
+is(gin_answers($primary, 'src', 'index'), $gin_seq_src,
+	'GIN indexes (fastupdate off, and on with a pending list) answer as a sequential scan on the source');
+like($gin_seq_src, qr/gdocs_off:6994=[^;]*\b999\b/, '... and find the documents that hold the key');
+ok(uses_gin($primary, 'src'), '... through the GIN indexes');
+is($primary->safe_psql('src', q{SELECT gin_clean_pending_list('gdocs_off_gin')}), '0',
+	'(fastupdate off: no pending list)');
 
 # ---- dump and restore ----------------------------------------------------------
 my @dumps = (
@@ -253,16 +243,10 @@ for my $d (@dumps)
 	$primary->command_ok($dump, "$name: dump");
 	$primary->command_ok($restore, "$name: restore");
 	is(fingerprint($primary, $db), $fp_src, "$name: every filter byte for byte");
-	if ($have_gist)
-	{
-		is(index_answers($primary, $db, 'index'), $seq_src, "$name: the restored GiST index gives the same rows");
-		ok(uses_index($primary, $db), "$name: the restored index is used");
-	}
-	if ($have_gin)
-	{
-		is(gin_answers($primary, $db, 'index'), $gin_seq_src, "$name: the restored GIN indexes give the same rows");
-		ok(uses_gin($primary, $db), "$name: the restored GIN indexes are used");
-	}
+	is(index_answers($primary, $db, 'index'), $seq_src, "$name: the restored GiST index gives the same rows");
+	ok(uses_index($primary, $db), "$name: the restored index is used");
+	is(gin_answers($primary, $db, 'index'), $gin_seq_src, "$name: the restored GIN indexes give the same rows");
+	ok(uses_gin($primary, $db), "$name: the restored GIN indexes are used");
 	is($primary->safe_psql($db, q{
 		SELECT (SELECT count(*) FROM generate_series(1, 1000000) g WHERE g <@ f) FROM filters WHERE id = 14}),
 		'1000000', "$name: the restored large filter still holds all its keys");
@@ -286,33 +270,27 @@ $primary->safe_psql('src', q{
 	UPDATE filters_ext SET f = f + 424242 WHERE id = 14;
 	DELETE FROM filters WHERE id = 9;
 });
-if ($have_gist)
+$primary->safe_psql('src', q{
+UPDATE docs SET f = f + 99999 WHERE id % 100 = 0;
+INSERT INTO docs SELECT d, (SELECT bloom_agg(k, 64, 0.01) FROM generate_series(d * 10, d * 10 + 19) k)
+FROM generate_series(3001, 4000) d;
+DELETE FROM docs WHERE id BETWEEN 200 AND 250;
+});
+# changes of every kind, with a VACUUM in between (which also flushes
+# the pending list of gdocs_on) and more changes after it (a pending
+# list again)
+for my $t ('gdocs_off', 'gdocs_on')
 {
-	$primary->safe_psql('src', q{
-	UPDATE docs SET f = f + 99999 WHERE id % 100 = 0;
-	INSERT INTO docs SELECT d, (SELECT bloom_agg(k, 64, 0.01) FROM generate_series(d * 10, d * 10 + 19) k)
-	FROM generate_series(3001, 4000) d;
-	DELETE FROM docs WHERE id BETWEEN 200 AND 250;
-	});
-}
-if ($have_gin)
-{
-	# changes of every kind, with a VACUUM in between (which also flushes
-	# the pending list of gdocs_on) and more changes after it (a pending
-	# list again)
-	for my $t ('gdocs_off', 'gdocs_on')
-	{
-		$primary->safe_psql('src', qq{
-		INSERT INTO $t SELECT d, gin_filter(d) FROM generate_series(2301, 2600) d;
-		UPDATE $t SET f = f + 99999 WHERE id % 10 = 0 AND f IS NOT NULL;
-		UPDATE $t SET f = gin_filter(id + 1) WHERE id % 13 = 0;
-		UPDATE $t SET f = NULL WHERE id % 29 = 0;
-		DELETE FROM $t WHERE id % 9 = 0;
-		VACUUM $t;
-		INSERT INTO $t SELECT d, gin_filter(d) FROM generate_series(2601, 2800) d;
-		UPDATE $t SET f = f + 88888 WHERE id % 17 = 0 AND f IS NOT NULL;
-		DELETE FROM $t WHERE id % 11 = 0;});
-	}
+	$primary->safe_psql('src', qq{
+	INSERT INTO $t SELECT d, gin_filter(d) FROM generate_series(2301, 2600) d;
+	UPDATE $t SET f = f + 99999 WHERE id % 10 = 0 AND f IS NOT NULL;
+	UPDATE $t SET f = gin_filter(id + 1) WHERE id % 13 = 0;
+	UPDATE $t SET f = NULL WHERE id % 29 = 0;
+	DELETE FROM $t WHERE id % 9 = 0;
+	VACUUM $t;
+	INSERT INTO $t SELECT d, gin_filter(d) FROM generate_series(2601, 2800) d;
+	UPDATE $t SET f = f + 88888 WHERE id % 17 = 0 AND f IS NOT NULL;
+	DELETE FROM $t WHERE id % 11 = 0;});
 }
 # many single-key updates, one transaction each
 $primary->safe_psql('src',
@@ -327,27 +305,21 @@ is($standby->safe_psql('src', q{SELECT bool_and(f @> 424242) FROM filters WHERE 
 is($standby->safe_psql('src',
 		q{SELECT (SELECT count(*) FROM generate_series(500001, 500200) g WHERE g <@ f) FROM filters WHERE id = 20}),
 	'200', 'standby: every one of 200 single-key updates arrived');
-if ($have_gist)
-{
-	my $seq_primary = index_answers($primary, 'src', 'seq');
-	is(index_answers($standby, 'src', 'index'), $seq_primary,
-		'standby: the replayed GiST index answers like a sequential scan on the primary');
-	my $found = ids_for($seq_primary, 99999);
-	my @missing = grep { !$found->{$_} } grep { $_ != 200 } map { $_ * 100 } 1 .. 30;
-	is("@missing", '', '... which finds the key added by the updates in each updated document');
-}
-if ($have_gin)
-{
-	my $gin_seq_primary = gin_answers($primary, 'src', 'seq');
-	isnt($gin_seq_primary, $gin_seq_src, '(the GIN-indexed tables changed after the backup)');
-	is(gin_answers($primary, 'src', 'index'), $gin_seq_primary,
-		'primary: GIN indexes answer as a sequential scan after inserts, updates, deletes and VACUUM');
-	is(gin_answers($standby, 'src', 'index'), $gin_seq_primary,
-		'standby: the replayed GIN indexes answer like a sequential scan on the primary');
-	ok(uses_gin($standby, 'src'), '... through the GIN indexes');
-	like($gin_seq_primary, qr/gdocs_off:88888=[^;]*\b2601\b.*gdocs_on:88888=[^;]*\b2601\b/s,
-		'(the keys added by the updates after VACUUM are among the answers)');
-}
+my $seq_primary = index_answers($primary, 'src', 'seq');
+is(index_answers($standby, 'src', 'index'), $seq_primary,
+	'standby: the replayed GiST index answers like a sequential scan on the primary');
+my $found = ids_for($seq_primary, 99999);
+my @missing = grep { !$found->{$_} } grep { $_ != 200 } map { $_ * 100 } 1 .. 30;
+is("@missing", '', '... which finds the key added by the updates in each updated document');
+my $gin_seq_primary = gin_answers($primary, 'src', 'seq');
+isnt($gin_seq_primary, $gin_seq_src, '(the GIN-indexed tables changed after the backup)');
+is(gin_answers($primary, 'src', 'index'), $gin_seq_primary,
+	'primary: GIN indexes answer as a sequential scan after inserts, updates, deletes and VACUUM');
+is(gin_answers($standby, 'src', 'index'), $gin_seq_primary,
+	'standby: the replayed GIN indexes answer like a sequential scan on the primary');
+ok(uses_gin($standby, 'src'), '... through the GIN indexes');
+like($gin_seq_primary, qr/gdocs_off:88888=[^;]*\b2601\b.*gdocs_on:88888=[^;]*\b2601\b/s,
+	'(the keys added by the updates after VACUUM are among the answers)');
 
 # ---- immediate shutdown right after commits ---------------------------------------
 $primary->safe_psql('src', 'CHECKPOINT');
@@ -362,29 +334,26 @@ $primary->safe_psql('src', q{
 });
 $primary->safe_psql('src',
 	join('', map { "UPDATE filters SET f = f + " . (700000 + $_) . " WHERE id = 30;\n" } 1 .. 100));
-$primary->safe_psql('src', 'UPDATE docs SET f = f + 31337 WHERE id % 7 = 0') if $have_gist;
-if ($have_gin)
+$primary->safe_psql('src', 'UPDATE docs SET f = f + 31337 WHERE id % 7 = 0');
+for my $t ('gdocs_off', 'gdocs_on')
 {
-	for my $t ('gdocs_off', 'gdocs_on')
-	{
-		$primary->safe_psql('src', qq{
-		INSERT INTO $t SELECT d, gin_filter(d) FROM generate_series(2801, 3000) d;
-		UPDATE $t SET f = f + 31337 WHERE id % 7 = 0 AND f IS NOT NULL;
-		DELETE FROM $t WHERE id % 31 = 0;});
-	}
-	# and a pending list of many single-row commits
-	$primary->safe_psql('src',
-		join('', map { "INSERT INTO gdocs_on VALUES (" . (5000 + $_) . ", gin_filter($_));\n" } 1 .. 100));
+	$primary->safe_psql('src', qq{
+	INSERT INTO $t SELECT d, gin_filter(d) FROM generate_series(2801, 3000) d;
+	UPDATE $t SET f = f + 31337 WHERE id % 7 = 0 AND f IS NOT NULL;
+	DELETE FROM $t WHERE id % 31 = 0;});
 }
+# and a pending list of many single-row commits
+$primary->safe_psql('src',
+	join('', map { "INSERT INTO gdocs_on VALUES (" . (5000 + $_) . ", gin_filter($_));\n" } 1 .. 100));
 my $fp_committed = fingerprint($primary, 'src');
-my $seq_committed = $have_gist ? index_answers($primary, 'src', 'seq') : '';
-my $gin_committed = $have_gin ? gin_answers($primary, 'src', 'seq') : '';
+my $seq_committed = index_answers($primary, 'src', 'seq');
+my $gin_committed = gin_answers($primary, 'src', 'seq');
 # a transaction in progress at the crash
 my $bg = $primary->background_psql('src');
 $bg->query_safe('BEGIN');
 $bg->query_safe('UPDATE filters SET f = f + 8888888 WHERE id IN (1, 14)');
 $bg->query_safe('INSERT INTO filters VALUES (99, $$uncommitted$$, bloom_empty(10), NULL)');
-$bg->query_safe('INSERT INTO gdocs_on SELECT 9000 + d, gin_filter(d) FROM generate_series(1, 50) d') if $have_gin;
+$bg->query_safe('INSERT INTO gdocs_on SELECT 9000 + d, gin_filter(d) FROM generate_series(1, 50) d');
 
 $primary->stop('immediate');
 eval { $bg->quit; };
@@ -400,46 +369,34 @@ is($primary->safe_psql('src', q{
 	       (SELECT bool_and(f @> 31337) FROM filters WHERE id IN (1, 14, 21))
 	FROM filters WHERE id = 30}),
 	'0|100|t', 'after the crash: the keys of the last commits are found, the uncommitted row is not there');
-if ($have_gist)
-{
-	is(index_answers($primary, 'src', 'index'), $seq_committed,
-		'after the crash: the GiST index answers as a sequential scan did before it');
-	my $found = ids_for($seq_committed, 31337);
-	my @missing = grep { !$found->{$_} } grep { $_ < 200 || $_ > 250 } map { $_ * 7 } 1 .. 571;
-	is("@missing", '', '(the probe of the key added just before the crash finds every updated document)');
-}
-if ($have_gin)
-{
-	is(gin_answers($primary, 'src', 'index'), $gin_committed,
-		'after the crash: the GIN indexes answer as a sequential scan did before it');
-	is(gin_answers($primary, 'src', 'seq'), $gin_committed, '(and so does a sequential scan)');
-	ok(uses_gin($primary, 'src'), '... through the GIN indexes');
-	is($primary->safe_psql('src', q{SET enable_seqscan = off; SELECT count(*) FROM gdocs_on WHERE id > 9000 AND f @> 50}),
-		'0', '(the uncommitted rows are not found)');
-	# the index takes changes after recovery
-	$primary->safe_psql('src', q{
-		INSERT INTO gdocs_on SELECT d, gin_filter(d) FROM generate_series(3001, 3100) d;
-		INSERT INTO gdocs_off SELECT d, gin_filter(d) FROM generate_series(3001, 3100) d;
-		VACUUM gdocs_on;});
-	is(gin_answers($primary, 'src', 'index'), gin_answers($primary, 'src', 'seq'),
-		'after the crash: new rows and VACUUM, still the rows of a sequential scan');
-}
+is(index_answers($primary, 'src', 'index'), $seq_committed,
+	'after the crash: the GiST index answers as a sequential scan did before it');
+$found = ids_for($seq_committed, 31337);
+@missing = grep { !$found->{$_} } grep { $_ < 200 || $_ > 250 } map { $_ * 7 } 1 .. 571;
+is("@missing", '', '(the probe of the key added just before the crash finds every updated document)');
+is(gin_answers($primary, 'src', 'index'), $gin_committed,
+	'after the crash: the GIN indexes answer as a sequential scan did before it');
+is(gin_answers($primary, 'src', 'seq'), $gin_committed, '(and so does a sequential scan)');
+ok(uses_gin($primary, 'src'), '... through the GIN indexes');
+is($primary->safe_psql('src', q{SET enable_seqscan = off; SELECT count(*) FROM gdocs_on WHERE id > 9000 AND f @> 50}),
+	'0', '(the uncommitted rows are not found)');
+# the index takes changes after recovery
+$primary->safe_psql('src', q{
+	INSERT INTO gdocs_on SELECT d, gin_filter(d) FROM generate_series(3001, 3100) d;
+	INSERT INTO gdocs_off SELECT d, gin_filter(d) FROM generate_series(3001, 3100) d;
+	VACUUM gdocs_on;});
+is(gin_answers($primary, 'src', 'index'), gin_answers($primary, 'src', 'seq'),
+	'after the crash: new rows and VACUUM, still the rows of a sequential scan');
 
 # the standby follows the restarted primary
 $primary->safe_psql('src', 'UPDATE filters SET f = f + 2024 WHERE id IN (14, 31)');
 $primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
 is(fingerprint($standby, 'src'), fingerprint($primary, 'src'),
 	'standby: identical filters after the primary crashed, restarted and went on');
-if ($have_gist)
-{
-	is(index_answers($standby, 'src', 'index'), index_answers($primary, 'src', 'seq'),
-		'standby: index answers still equal the primary\'s');
-}
-if ($have_gin)
-{
-	is(gin_answers($standby, 'src', 'index'), gin_answers($primary, 'src', 'seq'),
-		'standby: GIN index answers still equal the primary\'s sequential scan');
-}
+is(index_answers($standby, 'src', 'index'), index_answers($primary, 'src', 'seq'),
+	'standby: index answers still equal the primary\'s');
+is(gin_answers($standby, 'src', 'index'), gin_answers($primary, 'src', 'seq'),
+	'standby: GIN index answers still equal the primary\'s sequential scan');
 
 my $log = slurp_file($primary->logfile) . slurp_file($standby->logfile);
 unlike($log, qr/terminated by signal|TRAP:|PANIC|XX000/, 'no crash or internal error in either log');
