@@ -12,10 +12,12 @@ MODULE_big = bloomfilter
 CORE_SRCS = src/core/bf_format.c src/core/bf_combine.c src/core/bf_estimate.c \
 	src/core/bf_sizing.c src/core/bf_base64.c src/core/bf_hashes.c \
 	src/core/bf_counting.c src/core/bf_window.c src/core/bf_scalable.c \
-	src/core/bf_batch.c src/core/bf_simd.c
+	src/core/bf_batch.c src/core/bf_simd.c src/core/bf_slice.c
 GLUE_SRCS = src/bf_guc.c src/bf_io.c src/bf_encode.c src/bf_keytypes.c src/bf_keybytes.c src/bf_ops.c src/bf_agg.c \
 	src/bf_index.c src/bf_gist.c src/bf_gist_keys.c src/bf_gin.c src/bf_gin_keys.c src/bf_planner.c src/bf_counting.c src/bf_window.c src/bf_scalable.c \
-	src/bf_array.c src/bf_cmp.c src/bf_autojoin.c src/bf_autojoin_plan.c
+	src/bf_array.c src/bf_cmp.c src/bf_autojoin.c src/bf_autojoin_plan.c \
+	src/bf_slice_page.c src/bf_slice_write.c src/bf_slice_build.c src/bf_slice_scan.c \
+	src/bf_slice_vacuum.c src/bf_slice_am.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
 DATA = sql/bloomfilter--1.0.sql
@@ -24,7 +26,7 @@ REGRESS = bloom_basics bloom_families bloom_combine bloom_estimates \
 	bloom_sizing bloom_fpr bloom_io bloom_errors bloom_agg \
 	bloom_gist bloom_gist_memory bloom_planner bloom_security bloom_counting bloom_window \
 	bloom_scalable bloom_batch bloom_order bloom_equality bloom_caches \
-	bloom_gin
+	bloom_gin bloom_slice
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CONFIG ?= pg_config
@@ -43,20 +45,20 @@ include $(PGXS)
 
 # every object depends on the headers (PGXS tracks only the .c files)
 CORE_HDRS = src/core/bf_core.h src/core/bf_counting.h src/core/bf_window.h \
-	src/core/bf_scalable.h
-$(OBJS): $(CORE_HDRS) src/bloomfilter.h src/bf_keyenc.h src/bf_index.h src/bf_gist.h src/bf_gin.h src/bf_autojoin.h
+	src/core/bf_scalable.h src/core/bf_slice.h
+$(OBJS): $(CORE_HDRS) src/bloomfilter.h src/bf_keyenc.h src/bf_index.h src/bf_gist.h src/bf_gin.h src/bf_autojoin.h src/bf_slice_am.h
 
 # ---- the core on its own ----
 CORE_CC ?= gcc
 CORE_CFLAGS = -std=c11 -O1 -g -Wall -Wextra -Werror -Isrc/core \
 	-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-test/core/test_core: test/core/test_core.c $(CORE_SRCS) $(CORE_HDRS)
-	$(CORE_CC) $(CORE_CFLAGS) -o $@ test/core/test_core.c $(CORE_SRCS) -lm
+test/core/test_core: test/core/test_core.c test/core/test_slice.c $(CORE_SRCS) $(CORE_HDRS)
+	$(CORE_CC) $(CORE_CFLAGS) -o $@ test/core/test_core.c test/core/test_slice.c $(CORE_SRCS) -lm
 
 # the same tests with the AVX2 code left out, as a build for other CPUs has it
-test/core/test_core_noavx2: test/core/test_core.c $(CORE_SRCS) $(CORE_HDRS)
-	$(CORE_CC) $(CORE_CFLAGS) -DBF_NO_AVX2 -o $@ test/core/test_core.c $(CORE_SRCS) -lm
+test/core/test_core_noavx2: test/core/test_core.c test/core/test_slice.c $(CORE_SRCS) $(CORE_HDRS)
+	$(CORE_CC) $(CORE_CFLAGS) -DBF_NO_AVX2 -o $@ test/core/test_core.c test/core/test_slice.c $(CORE_SRCS) -lm
 
 .PHONY: check-core
 check-core: test/core/test_core test/core/test_core_noavx2

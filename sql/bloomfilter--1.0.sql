@@ -563,6 +563,23 @@ CREATE OPERATOR CLASS @extschema@.bloomfilter_gin_ops
 	STORAGE int8;
 
 -- =====================================================================
+-- Index support (bloomslice): a bit-sliced access method, src/bf_slice_*.c
+-- =====================================================================
+
+CREATE FUNCTION @extschema@.bloomslice_handler(internal) RETURNS index_am_handler
+	AS 'MODULE_PATHNAME' LANGUAGE C;
+
+CREATE ACCESS METHOD bloomslice TYPE INDEX HANDLER @extschema@.bloomslice_handler;
+COMMENT ON ACCESS METHOD bloomslice IS 'Bit-sliced index of bloomfilter columns: which stored filters may hold a key (col @> x), which are supersets of a filter (col @>> q)';
+
+-- col @> x (through gbloom_key, as GiST), col @>> q
+CREATE OPERATOR CLASS @extschema@.bloomfilter_slice_ops
+	DEFAULT FOR TYPE @extschema@.bloomfilter USING bloomslice AS
+	OPERATOR 1 @extschema@.@> (@extschema@.bloomfilter, @extschema@.gbloom_key),
+	OPERATOR 3 @extschema@.@>> (@extschema@.bloomfilter, @extschema@.bloomfilter);
+COMMENT ON OPERATOR CLASS @extschema@.bloomfilter_slice_ops USING bloomslice IS 'bloomslice index of bloomfilter columns: col @> x, bloom_contains(col, x), x <@ col, col @>> q, bloom_contains_filter(col, q)';
+
+-- =====================================================================
 -- Counting Bloom filters (countingbloom): keys can be removed
 -- =====================================================================
 

@@ -33,6 +33,7 @@
 #include "bf_counting.h"
 #include "bf_window.h"
 #include "bf_scalable.h"
+#include "test_slice.h"
 
 static int	n_passed = 0;
 static int	n_failed = 0;
@@ -4726,6 +4727,7 @@ main(void)
 	test_scalable_mutations();
 	test_scalable_capacity();
 	test_max_size();
+	test_slice_run(&n_passed, &n_failed);
 
 	printf("core: %d passed, %d failed\n", n_passed, n_failed);
 	return n_failed > 0 ? 1 : 0;
