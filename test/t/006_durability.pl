@@ -19,7 +19,10 @@
 # large enough to hold what the test adds, go through the same: their
 # index answers equal a sequential scan's after restore, after inserts,
 # updates, deletes and VACUUM on the primary as replayed by the standby,
-# and after crash recovery.
+# and after crash recovery.  When the bloomslice access method is
+# installed, two tables of the same mix with a bloomslice index (a small
+# pending area that inserts flush into blocks, and the default one, which
+# keeps the rows added after the build pending) go through the same.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -123,6 +126,58 @@ if ($have_gin)
 	INSERT INTO gdocs_on SELECT d, gin_filter(d) FROM generate_series(2001, 2300) d;
 	INSERT INTO gdocs_off SELECT d, gin_filter(d) FROM generate_series(2001, 2300) d;
 	});
+}
+
+# bloomslice: the same mixed geometries in two tables, one with a small
+# pending area (flushed into blocks by the inserts) and one with the
+# default (the rows after the build stay pending)
+my $have_slice = $primary->safe_psql('src',
+	q{SELECT count(*) FROM pg_opclass WHERE opcname = 'bloomfilter_slice_ops'});
+if ($have_slice)
+{
+	$primary->safe_psql('src', ($have_gin ? '' : $gin_filter_sql) . q{
+	CREATE TABLE sdocs_small (id int PRIMARY KEY, f bloomfilter) WITH (autovacuum_enabled = off);
+	CREATE TABLE sdocs_big (id int PRIMARY KEY, f bloomfilter) WITH (autovacuum_enabled = off);
+	INSERT INTO sdocs_small SELECT d, gin_filter(d) FROM generate_series(1, 2000) d;
+	INSERT INTO sdocs_big SELECT d, gin_filter(d) FROM generate_series(1, 2000) d;
+	CREATE INDEX sdocs_small_bs ON sdocs_small USING bloomslice (f) WITH (pending_limit = 64, max_bits = 4096);
+	CREATE INDEX sdocs_big_bs ON sdocs_big USING bloomslice (f);
+	INSERT INTO sdocs_small SELECT d, gin_filter(d) FROM generate_series(2001, 2300) d;
+	INSERT INTO sdocs_big SELECT d, gin_filter(d) FROM generate_series(2001, 2300) d;
+	});
+}
+
+# bloomslice answers for every key of a range, through the index or by a
+# sequential scan (as gin_answers)
+sub slice_answers
+{
+	my ($node, $db, $scan) = @_;
+	my $set = $scan eq 'index'
+	  ? 'SET enable_seqscan = off; SET enable_indexscan = on; SET enable_bitmapscan = on;'
+	  : 'SET enable_indexscan = off; SET enable_bitmapscan = off;';
+	return $node->safe_psql($db, qq{
+	$set
+	SELECT string_agg(t || ':' || k || '=' || ids, ';' ORDER BY t, k)
+	FROM (VALUES ('sdocs_small'), ('sdocs_big')) v(t),
+		(SELECT generate_series(1, 21000, 37) UNION ALL VALUES (99999), (88888), (31337)) p(k),
+		LATERAL (SELECT coalesce(string_agg(id::text, ' ' ORDER BY id), '') AS ids
+			FROM sdocs_small WHERE t = 'sdocs_small' AND f \@> k
+			UNION ALL
+			SELECT coalesce(string_agg(id::text, ' ' ORDER BY id), '')
+			FROM sdocs_big WHERE t = 'sdocs_big' AND f \@> k) a
+	WHERE ids <> '';
+	SELECT count(*) FROM sdocs_small WHERE f \@> 7000;
+	SELECT count(*) FROM sdocs_big WHERE f \@> 7000;});
+}
+
+sub uses_slice
+{
+	my ($node, $db) = @_;
+	my $plan = $node->safe_psql($db, q{
+	SET enable_seqscan = off;
+	EXPLAIN (COSTS OFF) SELECT id FROM sdocs_small WHERE f @> 12345;
+	EXPLAIN (COSTS OFF) SELECT id FROM sdocs_big WHERE f @> 12345;});
+	return ($plan =~ /Bitmap Index Scan on sdocs_small_bs/ && $plan =~ /Bitmap Index Scan on sdocs_big_bs/) ? 1 : 0;
 }
 
 # GIN index answers for every key of a range, as "table:key=ids;...", through
@@ -233,6 +288,15 @@ if ($have_gin)
 	is($primary->safe_psql('src', q{SELECT gin_clean_pending_list('gdocs_off_gin')}), '0',
 		'(fastupdate off: no pending list)');
 }
+my $slice_seq_src;
+if ($have_slice)
+{
+	$slice_seq_src = slice_answers($primary, 'src', 'seq');
+	is(slice_answers($primary, 'src', 'index'), $slice_seq_src,
+		'bloomslice indexes (a pending area flushed, and one pending) answer as a sequential scan on the source');
+	like($slice_seq_src, qr/sdocs_small:6994=[^;]*\b999\b/, '... and find the documents that hold the key');
+	ok(uses_slice($primary, 'src'), '... through the bloomslice indexes');
+}
 
 # ---- dump and restore ----------------------------------------------------------
 my @dumps = (
@@ -262,6 +326,11 @@ for my $d (@dumps)
 	{
 		is(gin_answers($primary, $db, 'index'), $gin_seq_src, "$name: the restored GIN indexes give the same rows");
 		ok(uses_gin($primary, $db), "$name: the restored GIN indexes are used");
+	}
+	if ($have_slice)
+	{
+		is(slice_answers($primary, $db, 'index'), $slice_seq_src, "$name: the restored bloomslice indexes give the same rows");
+		ok(uses_slice($primary, $db), "$name: the restored bloomslice indexes are used");
 	}
 	is($primary->safe_psql($db, q{
 		SELECT (SELECT count(*) FROM generate_series(1, 1000000) g WHERE g <@ f) FROM filters WHERE id = 14}),
@@ -314,6 +383,22 @@ if ($have_gin)
 		DELETE FROM $t WHERE id % 11 = 0;});
 	}
 }
+if ($have_slice)
+{
+	for my $t ('sdocs_small', 'sdocs_big')
+	{
+		$primary->safe_psql('src', qq{
+		INSERT INTO $t SELECT d, gin_filter(d) FROM generate_series(2301, 2600) d;
+		UPDATE $t SET f = f + 99999 WHERE id % 10 = 0 AND f IS NOT NULL;
+		UPDATE $t SET f = gin_filter(id + 1) WHERE id % 13 = 0;
+		UPDATE $t SET f = NULL WHERE id % 29 = 0;
+		DELETE FROM $t WHERE id % 9 = 0;
+		VACUUM $t;
+		INSERT INTO $t SELECT d, gin_filter(d) FROM generate_series(2601, 2800) d;
+		UPDATE $t SET f = f + 88888 WHERE id % 17 = 0 AND f IS NOT NULL;
+		DELETE FROM $t WHERE id % 11 = 0;});
+	}
+}
 # many single-key updates, one transaction each
 $primary->safe_psql('src',
 	join('', map { "UPDATE filters SET f = f + " . (500000 + $_) . " WHERE id = 20;\n" } 1 .. 200));
@@ -348,6 +433,18 @@ if ($have_gin)
 	like($gin_seq_primary, qr/gdocs_off:88888=[^;]*\b2601\b.*gdocs_on:88888=[^;]*\b2601\b/s,
 		'(the keys added by the updates after VACUUM are among the answers)');
 }
+if ($have_slice)
+{
+	my $slice_seq_primary = slice_answers($primary, 'src', 'seq');
+	isnt($slice_seq_primary, $slice_seq_src, '(the bloomslice-indexed tables changed after the backup)');
+	is(slice_answers($primary, 'src', 'index'), $slice_seq_primary,
+		'primary: bloomslice indexes answer as a sequential scan after inserts, updates, deletes and VACUUM');
+	is(slice_answers($standby, 'src', 'index'), $slice_seq_primary,
+		'standby: the replayed bloomslice indexes answer like a sequential scan on the primary');
+	ok(uses_slice($standby, 'src'), '... through the bloomslice indexes');
+	like($slice_seq_primary, qr/sdocs_big:88888=[^;]*\b2601\b.*sdocs_small:88888=[^;]*\b2601\b/s,
+		'(the keys added by the updates after VACUUM are among the answers)');
+}
 
 # ---- immediate shutdown right after commits ---------------------------------------
 $primary->safe_psql('src', 'CHECKPOINT');
@@ -376,6 +473,22 @@ if ($have_gin)
 	$primary->safe_psql('src',
 		join('', map { "INSERT INTO gdocs_on VALUES (" . (5000 + $_) . ", gin_filter($_));\n" } 1 .. 100));
 }
+if ($have_slice)
+{
+	for my $t ('sdocs_small', 'sdocs_big')
+	{
+		$primary->safe_psql('src', qq{
+		INSERT INTO $t SELECT d, gin_filter(d) FROM generate_series(2801, 3000) d;
+		UPDATE $t SET f = f + 31337 WHERE id % 7 = 0 AND f IS NOT NULL;
+		DELETE FROM $t WHERE id % 31 = 0;});
+	}
+	# single-row commits: the small pending area fills and is flushed
+	$primary->safe_psql('src',
+		join('', map { "INSERT INTO sdocs_small VALUES (" . (5000 + $_) . ", gin_filter($_));\n" } 1 .. 100));
+	$primary->safe_psql('src',
+		join('', map { "INSERT INTO sdocs_big VALUES (" . (5000 + $_) . ", gin_filter($_));\n" } 1 .. 100));
+}
+my $slice_committed = $have_slice ? slice_answers($primary, 'src', 'seq') : '';
 my $fp_committed = fingerprint($primary, 'src');
 my $seq_committed = $have_gist ? index_answers($primary, 'src', 'seq') : '';
 my $gin_committed = $have_gin ? gin_answers($primary, 'src', 'seq') : '';
@@ -385,6 +498,7 @@ $bg->query_safe('BEGIN');
 $bg->query_safe('UPDATE filters SET f = f + 8888888 WHERE id IN (1, 14)');
 $bg->query_safe('INSERT INTO filters VALUES (99, $$uncommitted$$, bloom_empty(10), NULL)');
 $bg->query_safe('INSERT INTO gdocs_on SELECT 9000 + d, gin_filter(d) FROM generate_series(1, 50) d') if $have_gin;
+$bg->query_safe('INSERT INTO sdocs_small SELECT 9000 + d, gin_filter(d) FROM generate_series(1, 50) d') if $have_slice;
 
 $primary->stop('immediate');
 eval { $bg->quit; };
@@ -425,6 +539,21 @@ if ($have_gin)
 		'after the crash: new rows and VACUUM, still the rows of a sequential scan');
 }
 
+if ($have_slice)
+{
+	is(slice_answers($primary, 'src', 'index'), $slice_committed,
+		'after the crash: the bloomslice indexes answer as a sequential scan did before it');
+	ok(uses_slice($primary, 'src'), '... through the bloomslice indexes');
+	is($primary->safe_psql('src', q{SET enable_seqscan = off; SELECT count(*) FROM sdocs_small WHERE id > 9000 AND f @> 50}),
+		'0', '(the uncommitted rows are not found)');
+	$primary->safe_psql('src', q{
+		INSERT INTO sdocs_small SELECT d, gin_filter(d) FROM generate_series(3001, 3100) d;
+		INSERT INTO sdocs_big SELECT d, gin_filter(d) FROM generate_series(3001, 3100) d;
+		VACUUM sdocs_big;});
+	is(slice_answers($primary, 'src', 'index'), slice_answers($primary, 'src', 'seq'),
+		'after the crash: new rows and VACUUM, still the rows of a sequential scan');
+}
+
 # the standby follows the restarted primary
 $primary->safe_psql('src', 'UPDATE filters SET f = f + 2024 WHERE id IN (14, 31)');
 $primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
@@ -439,6 +568,11 @@ if ($have_gin)
 {
 	is(gin_answers($standby, 'src', 'index'), gin_answers($primary, 'src', 'seq'),
 		'standby: GIN index answers still equal the primary\'s sequential scan');
+}
+if ($have_slice)
+{
+	is(slice_answers($standby, 'src', 'index'), slice_answers($primary, 'src', 'seq'),
+		'standby: bloomslice index answers still equal the primary\'s sequential scan');
 }
 
 my $log = slurp_file($primary->logfile) . slurp_file($standby->logfile);
