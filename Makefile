@@ -14,7 +14,7 @@ CORE_SRCS = src/core/bf_format.c src/core/bf_combine.c src/core/bf_estimate.c \
 	src/core/bf_counting.c src/core/bf_window.c src/core/bf_scalable.c \
 	src/core/bf_batch.c src/core/bf_simd.c src/core/bf_slice.c
 GLUE_SRCS = src/bf_guc.c src/bf_io.c src/bf_encode.c src/bf_keytypes.c src/bf_keybytes.c src/bf_ops.c src/bf_agg.c \
-	src/bf_index.c src/bf_gist.c src/bf_gist_keys.c src/bf_gin.c src/bf_gin_keys.c src/bf_planner.c src/bf_counting.c src/bf_window.c src/bf_scalable.c \
+	src/bf_index.c src/bf_gist.c src/bf_gist_keys.c src/bf_planner.c src/bf_counting.c src/bf_window.c src/bf_scalable.c \
 	src/bf_array.c src/bf_cmp.c src/bf_autojoin.c src/bf_autojoin_plan.c \
 	src/bf_slice_page.c src/bf_slice_write.c src/bf_slice_build.c src/bf_slice_scan.c \
 	src/bf_slice_vacuum.c src/bf_slice_am.c
@@ -26,7 +26,7 @@ REGRESS = bloom_basics bloom_families bloom_combine bloom_estimates \
 	bloom_sizing bloom_fpr bloom_io bloom_errors bloom_agg \
 	bloom_gist bloom_gist_memory bloom_planner bloom_security bloom_counting bloom_window \
 	bloom_scalable bloom_batch bloom_order bloom_equality bloom_caches \
-	bloom_gin bloom_slice
+	bloom_slice
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CONFIG ?= pg_config
@@ -46,7 +46,7 @@ include $(PGXS)
 # every object depends on the headers (PGXS tracks only the .c files)
 CORE_HDRS = src/core/bf_core.h src/core/bf_counting.h src/core/bf_window.h \
 	src/core/bf_scalable.h src/core/bf_slice.h
-$(OBJS): $(CORE_HDRS) src/bloomfilter.h src/bf_keyenc.h src/bf_index.h src/bf_gist.h src/bf_gin.h src/bf_autojoin.h src/bf_slice_am.h
+$(OBJS): $(CORE_HDRS) src/bloomfilter.h src/bf_keyenc.h src/bf_index.h src/bf_gist.h src/bf_autojoin.h src/bf_slice_am.h
 
 # ---- the core on its own ----
 CORE_CC ?= gcc

@@ -18,15 +18,25 @@
 #   SLICE_BENCH_SUPER    superset queries per round (default 10)
 #   SLICE_BENCH_ROUNDS   timed rounds, after one warm-up round (default 3)
 #   SLICE_BENCH_CASES    "a b" (default) or one of them
-#   SLICE_BENCH_GIN_MAX  largest scale GIN is built at (default 20000: a GIN
-#                        build takes 60 to 690 s at 100,000 filters)
+#   SLICE_BENCH_GIN_MAX  largest scale GIN is built at, when the installed
+#                        extension still has bloomfilter_gin_ops (builds before
+#                        its removal; default 20000: a GIN build took 60 to
+#                        690 s at 100,000 filters)
 #   SLICE_BENCH_INSERTS  single-row inserts timed (default 4000)
 #
-# Tables, keys, queries and rounds are gin_bench.sh's (see there): case a
-# is one geometry, bloom_agg(k, 1000, 0.01) of 1,000 keys; case b is
-# self-sized bloom_agg(k) of 50 to 2,000 keys; a key is held by about ten
-# filters.  Each index variant runs with the table's other indexes dropped
-# in a transaction that is rolled back.  Inserts: SLICE_BENCH_INSERTS
+# Tables (n filters each): case a, one geometry: bloom_agg(k, 1000, 0.01)
+# of 1,000 keys per filter (10240 bits, 7 hashes, blocked: about half the
+# bits set); case b, self-sized bloom_agg(k) of 50 to 2,000 keys per filter
+# (512 to 32768 bits, 7 geometries).  Filter i holds the keys 1 +
+# |hashint8(i * 10000 + j)| mod (100 n), so a key is held by about ten
+# filters.  Probe keys are keys of filters spread over the table; a
+# superset query is 3 keys of one stored filter, at that filter's
+# geometry.  Every query runs as its own statement (planned and executed,
+# timed on the server) in one session; a round runs them under each plan in
+# turn, the order rotating every round; each plan's EXPLAIN is checked
+# first, and every query's count must agree across the plans.  Each index
+# variant runs with the table's other indexes dropped in a transaction that
+# is rolled back.  Inserts: SLICE_BENCH_INSERTS
 # copies of stored filters, one INSERT each, into the table with only the
 # bloomslice index (rolled back too); then the probes run again with those
 # rows pending ("slice+pending").  Timings are reported, never asserted.
