@@ -79,6 +79,47 @@ read_slice(SliceReader *r, uint64 s, bs_mask *out)
 	LockBuffer(r->buf, BUFFER_LOCK_UNLOCK);
 }
 
+/*
+ * ANDs the slices at pos[0 .. n-1] (sorted) into mask, one page lock per
+ * page they lie on, stopping as soon as mask is empty.
+ */
+static void
+and_positions(SliceReader *r, const uint64 *pos, int64 n, bs_mask *mask)
+{
+	int64		i = 0;
+
+	while (i < n && !bs_mask_empty(mask))
+	{
+		uint32		pageno = (uint32) (pos[i] / BS_SLICES_PER_PAGE);
+		Page		page;
+		const char *base;
+
+		if (pageno >= r->h->npages)
+			elog(ERROR, "bloomslice slice " UINT64_FORMAT " past its block", pos[i]);
+		if (!BufferIsValid(r->buf) || r->pageno != pageno)
+		{
+			if (BufferIsValid(r->buf))
+				ReleaseBuffer(r->buf);
+			r->buf = ReadBuffer(r->index, r->h->pages[pageno]);
+			r->pageno = pageno;
+		}
+		LockBuffer(r->buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(r->buf);
+		bs_check_page(page, BS_PAGE_SLICES, r->index, r->h->pages[pageno]);
+		base = (const char *) PageGetContents(page);
+		for (; i < n && pos[i] / BS_SLICES_PER_PAGE == pageno; i++)
+		{
+			bs_mask_and(mask, (const uint64 *) (base + (pos[i] % BS_SLICES_PER_PAGE) * BS_SLICE_BYTES));
+			if ((i & 7) == 7 && bs_mask_empty(mask))
+			{
+				i++;
+				break;
+			}
+		}
+		LockBuffer(r->buf, BUFFER_LOCK_UNLOCK);
+	}
+}
+
 /* The positions q's superset test reads in filters of geometry g. */
 static bool
 superset_positions(KeyState *ks, const BsGeom *g)
@@ -136,21 +177,28 @@ key_answer(KeyState *ks, const BsGeom *g)
 	return KA_SLICES;
 }
 
-/* The candidates of one block into tbm; returns how many. */
+/*
+ * The candidates of the block whose head is hblk into tbm; returns how many.
+ * h holds the head's fields up to its TIDs and its slice pages, read
+ * before; the TIDs of the columns found are read from the head last (a
+ * column must have been live at both reads: its slices were written
+ * before it became live).  pos has room for every key's positions.
+ */
 static int64
-scan_block(Relation index, const BsHead *h, KeyState *keys, int nkeys,
-		   MemoryContext hashcxt, TIDBitmap *tbm)
+scan_block(Relation index, Buffer hbuf, const BsHead *h, KeyState *keys, int nkeys,
+		   MemoryContext hashcxt, uint64 *pos, TIDBitmap *tbm)
 {
 	bs_mask		mask = h->live;
 	bool		recheck = false;
 	SliceReader r = {index, h, InvalidBuffer, 0};
 	ItemPointerData tids[BS_C];
 	int			n = 0;
+	int64		npos = 0;
 
-	for (int i = 0; i < nkeys && !bs_mask_empty(&mask); i++)
+	/* every key's slices are ANDed: gather their positions, then read */
+	for (int i = 0; i < nkeys; i++)
 	{
 		KeyState   *ks = &keys[i];
-		bs_mask		s;
 
 		switch (key_answer(ks, &h->geom))
 		{
@@ -165,55 +213,70 @@ scan_block(Relation index, const BsHead *h, KeyState *keys, int nkeys,
 		}
 		if (ks->strategy == BS_STRAT_KEY)
 		{
-			uint64		pos[BF_MAX_HASHES];
 			uint64		hash = bloom_index_seed_hash(&ks->sh, &ks->kt, ks->value,
 													 h->geom.seed, hashcxt);
 
-			bf_positions(h->geom.layout, h->geom.nbits, h->geom.hashes, hash, pos);
-			(void) bs_sort_unique(pos, h->geom.hashes);
-			for (int j = 0; j < h->geom.hashes && !bs_mask_empty(&mask); j++)
-			{
-				read_slice(&r, pos[j], &s);
-				bs_mask_and(&mask, s.w);
-			}
+			bf_positions(h->geom.layout, h->geom.nbits, h->geom.hashes, hash, pos + npos);
+			npos += h->geom.hashes;
 		}
-		else
+		else if (ks->shift == 0)
 		{
-			/* stop as soon as no column is left */
-			for (int64 j = 0; j < ks->npos && !bs_mask_empty(&mask); j++)
-			{
-				if (ks->shift == 0)
-					read_slice(&r, ks->pos[j], &s);
-				else
-				{
-					bs_mask		o;
+			memcpy(pos + npos, ks->pos, ks->npos * sizeof(uint64));
+			npos += ks->npos;
+		}
+	}
+	if (npos > 0 && !bs_mask_empty(&mask))
+	{
+		npos = bs_sort_unique(pos, (int) npos);
+		and_positions(&r, pos, npos, &mask);
+	}
 
-					memset(&s, 0, sizeof(s));
-					for (uint64 f = 0; f < (UINT64CONST(1) << ks->shift); f++)
-					{
-						read_slice(&r, bs_fold_slice(h->geom.layout, ks->pos[j], ks->shift, f), &o);
-						bs_mask_or(&s, o.w);
-					}
-				}
-				bs_mask_and(&mask, s.w);
+	/* superset keys of filters larger than q: an OR of slices per bit */
+	for (int i = 0; i < nkeys && !bs_mask_empty(&mask); i++)
+	{
+		KeyState   *ks = &keys[i];
+
+		if (ks->strategy != BS_STRAT_SUPERSET || key_answer(ks, &h->geom) != KA_SLICES ||
+			ks->shift == 0)
+			continue;
+		for (int64 j = 0; j < ks->npos && !bs_mask_empty(&mask); j++)
+		{
+			bs_mask		s,
+						o;
+
+			memset(&s, 0, sizeof(s));
+			for (uint64 f = 0; f < (UINT64CONST(1) << ks->shift); f++)
+			{
+				read_slice(&r, bs_fold_slice(h->geom.layout, ks->pos[j], ks->shift, f), &o);
+				bs_mask_or(&s, o.w);
 			}
+			bs_mask_and(&mask, s.w);
 		}
 	}
 	if (BufferIsValid(r.buf))
 		ReleaseBuffer(r.buf);
+	if (bs_mask_empty(&mask))
+		return 0;
 
-	for (int w = 0; w < BS_WORDS; w++)
+	LockBuffer(hbuf, BUFFER_LOCK_SHARE);
 	{
-		uint64		word = mask.w[w];
+		const BsHead *now = BsPageGetHead(BufferGetPage(hbuf));
 
-		while (word != 0)
+		bs_mask_and(&mask, now->live.w);
+		for (int w = 0; w < BS_WORDS; w++)
 		{
-			int			c = w * 64 + __builtin_ctzll(word);
+			uint64		word = mask.w[w];
 
-			word &= word - 1;
-			tids[n++] = h->tids[c];
+			while (word != 0)
+			{
+				int			c = w * 64 + __builtin_ctzll(word);
+
+				word &= word - 1;
+				tids[n++] = now->tids[c];
+			}
 		}
 	}
+	LockBuffer(hbuf, BUFFER_LOCK_UNLOCK);
 	if (n > 0)
 		tbm_add_tuples(tbm, tids, n, recheck);
 	return n;
@@ -411,21 +474,37 @@ bs_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	head = meta->first_head;
 	UnlockReleaseBuffer(metabuf);
 
-	/* then the blocks, each head copied and released before its slices */
-	h = palloc(BLCKSZ);
-	while (head != InvalidBlockNumber)
+	/*
+	 * then the blocks: each head's geometry, live columns and slice pages
+	 * copied, its lock released before its slices are read
+	 */
 	{
-		Buffer		buf = ReadBuffer(index, head);
-		BlockNumber blk = head;
+		int64		maxpos = 0;
+		uint64	   *pos;
 
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		bs_check_page(BufferGetPage(buf), BS_PAGE_HEAD, index, blk);
-		memcpy(h, BsPageGetHead(BufferGetPage(buf)), BS_PAGE_ROOM);
-		UnlockReleaseBuffer(buf);
-		head = h->next;
-		if (!bs_mask_empty(&h->live))
-			ntids += scan_block(index, h, keys, nkeys, so->hashcxt, tbm);
-		CHECK_FOR_INTERRUPTS();
+		for (int i = 0; i < nkeys; i++)
+			maxpos += keys[i].strategy == BS_STRAT_KEY ? BF_MAX_HASHES : (int64) keys[i].q.nbits;
+		pos = palloc(Max(maxpos, 1) * sizeof(uint64));
+		h = palloc(BLCKSZ);
+		while (head != InvalidBlockNumber)
+		{
+			Buffer		buf = ReadBuffer(index, head);
+			const BsHead *ph;
+
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			bs_check_page(BufferGetPage(buf), BS_PAGE_HEAD, index, head);
+			ph = BsPageGetHead(BufferGetPage(buf));
+			memcpy(h, ph, offsetof(BsHead, tids));
+			if (h->npages > BS_MAX_HEAD_PAGES)
+				elog(ERROR, "bloomslice block %u has %u slice pages", head, h->npages);
+			memcpy(h->pages, ph->pages, h->npages * sizeof(BlockNumber));
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+			head = h->next;
+			if (!bs_mask_empty(&h->live))
+				ntids += scan_block(index, buf, h, keys, nkeys, so->hashcxt, pos, tbm);
+			ReleaseBuffer(buf);
+			CHECK_FOR_INTERRUPTS();
+		}
 	}
 	MemoryContextSwitchTo(old);
 	return ntids;
