@@ -28,9 +28,10 @@ bs_register_reloptions(void)
 bytea *
 bs_options(Datum reloptions, bool validate)
 {
+	/* designated: PostgreSQL 18 added a field (isset_offset) */
 	static const relopt_parse_elt tab[] = {
-		{"max_bits", RELOPT_TYPE_INT, offsetof(BsOptions, max_bits)},
-		{"pending_limit", RELOPT_TYPE_INT, offsetof(BsOptions, pending_limit)},
+		{.optname = "max_bits", .opttype = RELOPT_TYPE_INT, .offset = offsetof(BsOptions, max_bits)},
+		{.optname = "pending_limit", .opttype = RELOPT_TYPE_INT, .offset = offsetof(BsOptions, pending_limit)},
 	};
 
 	return (bytea *) build_reloptions(reloptions, validate, bs_relopt_kind,
