@@ -515,70 +515,22 @@ CREATE OPERATOR CLASS @extschema@.bloomfilter_gist_ops
 	FUNCTION 10 @extschema@.gbloom_options(internal),
 	STORAGE @extschema@.gbloomfilter;
 
--- ---------------------------------------------------------------------
--- Index support (GIN): a bit-sliced index, src/bf_gin.c
--- ---------------------------------------------------------------------
+-- =====================================================================
+-- Index support (bloomslice): a bit-sliced access method, src/bf_slice_*.c
+-- =====================================================================
 
--- The key boxed with the index and column it is asked of: a GIN query must
--- learn which filter geometries its index holds (the planner support
--- function writes it; there is no reason to call it by hand).
-CREATE FUNCTION @extschema@.gbloom_index_key(anyelement, regclass, integer)
-	RETURNS @extschema@.gbloom_key
-	AS 'MODULE_PATHNAME', 'gbloom_index_key' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomslice_handler(internal) RETURNS index_am_handler
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
--- f @>> gbloom_index_key(q, ...) is bloom_contains_filter(f, q)
-CREATE FUNCTION @extschema@.gbloom_contains_filter(@extschema@.bloomfilter, @extschema@.gbloom_key)
-	RETURNS boolean
-	AS 'MODULE_PATHNAME', 'gbloom_contains_filter' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE ACCESS METHOD bloomslice TYPE INDEX HANDLER @extschema@.bloomslice_handler;
+COMMENT ON ACCESS METHOD bloomslice IS 'Bit-sliced index of bloomfilter columns: which stored filters may hold a key (col @> x), which are supersets of a filter (col @>> q)';
 
-CREATE OPERATOR @extschema@.@>> (
-	LEFTARG = @extschema@.bloomfilter,
-	RIGHTARG = @extschema@.gbloom_key,
-	FUNCTION = @extschema@.gbloom_contains_filter,
-	RESTRICT = pg_catalog.contsel,
-	JOIN = pg_catalog.contjoinsel
-);
-
-CREATE FUNCTION @extschema@.gin_bloom_extract_value(@extschema@.bloomfilter, internal, internal)
-	RETURNS internal
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
--- The query argument is declared as the indexed type, as PostgreSQL's own
--- GIN classes do (amvalidate asks for it); what comes is a gbloom_key box.
-CREATE FUNCTION @extschema@.gin_bloom_extract_query(@extschema@.bloomfilter, internal, int2,
-	internal, internal, internal, internal)
-	RETURNS internal
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION @extschema@.gin_bloom_consistent(internal, int2, @extschema@.bloomfilter, int4,
-	internal, internal, internal, internal)
-	RETURNS boolean
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION @extschema@.gin_bloom_triconsistent(internal, int2, @extschema@.bloomfilter, int4,
-	internal, internal, internal)
-	RETURNS "char"
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION @extschema@.gin_bloom_compare_partial(int8, int8, int2, internal)
-	RETURNS int4
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION @extschema@.gin_bloom_options(internal)
-	RETURNS void
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-
--- col @> x and col @>> q, both through gbloom_index_key
-CREATE OPERATOR CLASS @extschema@.bloomfilter_gin_ops
-	DEFAULT FOR TYPE @extschema@.bloomfilter USING gin AS
+-- col @> x (through gbloom_key, as GiST), col @>> q
+CREATE OPERATOR CLASS @extschema@.bloomfilter_slice_ops
+	DEFAULT FOR TYPE @extschema@.bloomfilter USING bloomslice AS
 	OPERATOR 1 @extschema@.@> (@extschema@.bloomfilter, @extschema@.gbloom_key),
-	OPERATOR 3 @extschema@.@>> (@extschema@.bloomfilter, @extschema@.gbloom_key),
-	FUNCTION 1 pg_catalog.btint8cmp(int8, int8),
-	FUNCTION 2 @extschema@.gin_bloom_extract_value(@extschema@.bloomfilter, internal, internal),
-	FUNCTION 3 @extschema@.gin_bloom_extract_query(@extschema@.bloomfilter, internal, int2,
-		internal, internal, internal, internal),
-	FUNCTION 4 @extschema@.gin_bloom_consistent(internal, int2, @extschema@.bloomfilter, int4,
-		internal, internal, internal, internal),
-	FUNCTION 5 @extschema@.gin_bloom_compare_partial(int8, int8, int2, internal),
-	FUNCTION 6 @extschema@.gin_bloom_triconsistent(internal, int2, @extschema@.bloomfilter, int4,
-		internal, internal, internal),
-	FUNCTION 7 @extschema@.gin_bloom_options(internal),
-	STORAGE int8;
+	OPERATOR 3 @extschema@.@>> (@extschema@.bloomfilter, @extschema@.bloomfilter);
+COMMENT ON OPERATOR CLASS @extschema@.bloomfilter_slice_ops USING bloomslice IS 'bloomslice index of bloomfilter columns: col @> x, bloom_contains(col, x), x <@ col, col @>> q, bloom_contains_filter(col, q)';
 
 -- =====================================================================
 -- Counting Bloom filters (countingbloom): keys can be removed

@@ -3,6 +3,7 @@
  *		Module load and the extension's settings.
  */
 #include "bloomfilter.h"
+#include "bf_slice_am.h"
 
 #include <limits.h>
 
@@ -151,4 +152,7 @@ _PG_init(void)
 	 */
 	if (process_shared_preload_libraries_in_progress || debug_query_string == NULL)
 		bloom_autojoin_install();
+
+	/* the bloomslice index's max_bits and pending_limit */
+	bs_register_reloptions();
 }

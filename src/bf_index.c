@@ -1,15 +1,13 @@
 /*
  * bf_index.c
- *		Index support shared by the GiST and GIN operator classes: the
- *		boxed probe key (gbloom_key) of their index conditions, and the key
- *		type of a probe key.
+ *		Index support shared by the GiST operator class and the bloomslice
+ *		access method: the boxed probe key (gbloom_key) of their index
+ *		conditions, and the key type of a probe key.
  *
  * `col @> x` is polymorphic in x, and an index support function is given
  * the query datum without its type; so the planner support function
  * (bf_planner.c) turns a probe into an index condition whose right side is
- * a box holding the value and its type.  A GIN scan must also learn which
- * filter geometries its index holds before it can name the index keys a
- * probe needs (bf_gin.c), so its box names the index and column too.
+ * a box holding the value and its type.
  */
 #include "bf_index.h"
 
@@ -23,7 +21,6 @@
 PG_FUNCTION_INFO_V1(gbloom_key_in);
 PG_FUNCTION_INFO_V1(gbloom_key_out);
 PG_FUNCTION_INFO_V1(gbloom_key);
-PG_FUNCTION_INFO_V1(gbloom_index_key);
 
 Datum
 gbloom_key_in(PG_FUNCTION_ARGS)
@@ -44,8 +41,6 @@ bloom_index_unbox(Datum d, BloomIndexQueryKey *key)
 
 	key->typid = box->typid;
 	key->collation = box->collation;
-	key->indexoid = box->indexoid;
-	key->attno = box->attno;
 	key->value = datumRestore(&p, &isnull);
 	if (isnull)
 		elog(ERROR, "gbloom_key holds a NULL");
@@ -67,7 +62,7 @@ gbloom_key_out(PG_FUNCTION_ARGS)
 }
 
 static Datum
-make_box(FunctionCallInfo fcinfo, Oid indexoid, int32 attno)
+make_box(FunctionCallInfo fcinfo)
 {
 	Oid			typid = get_fn_expr_argtype(fcinfo->flinfo, 0);
 	Datum		value = PG_GETARG_DATUM(0);
@@ -90,34 +85,16 @@ make_box(FunctionCallInfo fcinfo, Oid indexoid, int32 attno)
 	SET_VARSIZE(box, offsetof(GBloomKeyBox, data) + sz);
 	box->typid = typid;
 	box->collation = PG_GET_COLLATION();
-	box->indexoid = indexoid;
-	box->attno = attno;
 	p = box->data;
 	datumSerialize(value, false, typbyval, typlen, &p);
 	PG_RETURN_POINTER(box);
 }
 
-/* gbloom_key(x): boxes x with its type (GiST index conditions). */
+/* gbloom_key(x): boxes x with its type. */
 Datum
 gbloom_key(PG_FUNCTION_ARGS)
 {
-	return make_box(fcinfo, InvalidOid, 0);
-}
-
-/*
- * gbloom_index_key(x, index regclass, column int): boxes x with its type
- * and the index column it is asked of (GIN index conditions).
- */
-Datum
-gbloom_index_key(PG_FUNCTION_ARGS)
-{
-	int32		attno = PG_GETARG_INT32(2);
-
-	if (attno < 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("index column number must be positive")));
-	return make_box(fcinfo, PG_GETARG_OID(1), attno);
+	return make_box(fcinfo);
 }
 
 bool
@@ -143,15 +120,6 @@ bloom_index_key_type(BloomKeyType *kt, Oid typid, Datum value,
 						(Node *) makeConst(typid, -1, InvalidOid, -1,
 										   value, false, false) : NULL,
 						mcxt);
-}
-
-Oid
-bloom_index_filter_typid(Oid fn_oid)
-{
-	/* not cached across calls: the extension may be dropped and recreated */
-	return GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
-						   CStringGetDatum("bloomfilter"),
-						   ObjectIdGetDatum(get_func_namespace(fn_oid)));
 }
 
 uint64

@@ -1,8 +1,9 @@
 /*
  * bf_index.h
- *		What the GiST (bf_gist.c) and GIN (bf_gin.c) operator classes
- *		share: the boxed probe key of their index conditions, and a key's
- *		type and hashes as a query sees them.
+ *		What the index support shares (the GiST operator class, bf_gist.c,
+ *		and the bloomslice access method, bf_slice_*.c): the boxed probe key
+ *		of their index conditions, and a key's type and hashes as a query
+ *		sees them.
  */
 #ifndef BF_INDEX_H
 #define BF_INDEX_H
@@ -10,23 +11,17 @@
 #include "bloomfilter.h"
 
 /*
- * The right side of the index conditions `col @> gbloom_key(x)` (GiST) and
- * `col @> gbloom_index_key(x, index, column)` (GIN; also `col @>> ...` for
- * a superset query, the boxed value then being the filter q).  An index
- * support function is told neither the type of its query nor which index
- * it serves (nor, in GIN, the clause's collation), so the box carries
- * them: the type OID, the collation, the index and column (zero when
- * unknown), then the value in datumSerialize's format.  A box
- * exists only inside one query; it has no input function and no binary
- * form.
+ * The right side of the index condition `col @> gbloom_key(x)`.  An index
+ * support function is not told the type of its query, so the box carries
+ * it: the type OID, the call's collation, then the value in
+ * datumSerialize's format.  A box exists only inside one query; it has no
+ * input function and no binary form.
  */
 typedef struct GBloomKeyBox
 {
 	int32		vl_len_;		/* varlena header (do not touch directly!) */
 	Oid			typid;
 	Oid			collation;		/* the call's input collation */
-	Oid			indexoid;		/* InvalidOid: not told */
-	int32		attno;			/* the index column, from 1; 0: not told */
 	char		data[FLEXIBLE_ARRAY_MEMBER];
 } GBloomKeyBox;
 
@@ -35,8 +30,6 @@ typedef struct BloomIndexQueryKey
 {
 	Oid			typid;
 	Oid			collation;
-	Oid			indexoid;
-	int32		attno;
 	Datum		value;
 } BloomIndexQueryKey;
 
@@ -69,11 +62,5 @@ typedef struct BloomSeedHashes
 extern uint64 bloom_index_seed_hash(BloomSeedHashes *sh, const BloomKeyType *kt,
 									Datum value, uint64 seed,
 									MemoryContext hashcxt);
-
-/*
- * The bloomfilter type's OID, found beside the function fn_oid (in the
- * extension's schema).
- */
-extern Oid	bloom_index_filter_typid(Oid fn_oid);
 
 #endif							/* BF_INDEX_H */

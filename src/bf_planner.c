@@ -1,7 +1,8 @@
 /*
  * bf_planner.c
  *		Planner support: selectivity of probes, and index conditions for
- *		the GiST and GIN operator classes (bf_gist.c, bf_gin.c).
+ *		the GiST operator class (bf_gist.c) and the bloomslice access
+ *		method (bf_slice_*.c).
  *
  * Selectivity.  `x <@ f` (or f @> x, bloom_contains(f, x)) keeps the rows
  * whose key is one of the filter's keys, plus a false-positive fraction of
@@ -23,9 +24,7 @@
  * (SupportRequestIndexCondition) turns it, and bloom_contains(col, x) and
  * x <@ col, into `col @> gbloom_key(x)` for GiST, which is exact (lossy =
  * false).  bloom_contains_filter(col, q) and bloom_contained_in_filter(q,
- * col) become `col @>> q`.  For GIN both box their right side with the
- * index and column, `col @> gbloom_index_key(x, index, column)` and
- * `col @>> gbloom_index_key(q, index, column)` (see bf_gin.c).
+ * col) become `col @>> q`.  Both index kinds take the same conditions.
  */
 #include "bloomfilter.h"
 
@@ -33,7 +32,6 @@
 
 #include "access/htup_details.h"
 #include "catalog/namespace.h"
-#include "catalog/pg_am_d.h"
 #include "catalog/pg_statistic.h"
 #include "catalog/pg_type_d.h"
 #include "nodes/makefuncs.h"
@@ -248,7 +246,7 @@ index_condition(SupportRequestIndexCondition *req)
 	if (!OidIsValid(bftype) || nspname == NULL)
 		return NIL;
 
-	if (kind == BFK_SUPERSET && req->index->relam != GIN_AM_OID)
+	if (kind == BFK_SUPERSET)
 	{
 		opno = lookup_operator(nspname, "@>>", bftype, bftype);
 		if (!OidIsValid(opno) || !op_in_opfamily(opno, req->opfamily))
@@ -261,53 +259,22 @@ index_condition(SupportRequestIndexCondition *req)
 		Oid			keytype = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
 											  CStringGetDatum("gbloom_key"),
 											  ObjectIdGetDatum(nsp));
+		Oid			argtypes[1] = {ANYELEMENTOID};
 		Oid			boxfn;
 		Expr	   *box;
 
 		if (!OidIsValid(keytype))
 			return NIL;
-		opno = lookup_operator(nspname, kind == BFK_SUPERSET ? "@>>" : "@>",
-							   bftype, keytype);
+		opno = lookup_operator(nspname, "@>", bftype, keytype);
 		if (!OidIsValid(opno) || !op_in_opfamily(opno, req->opfamily))
 			return NIL;
-		if (req->index->relam == GIN_AM_OID)
-		{
-			/*
-			 * A GIN query must learn which geometries its index holds
-			 * (bf_gin.c): the box names the index and column.
-			 */
-			Oid			argtypes[3] = {ANYELEMENTOID, REGCLASSOID, INT4OID};
-
-			boxfn = LookupFuncName(list_make2(makeString(nspname),
-											  makeString("gbloom_index_key")),
-								   3, argtypes, true);
-			if (!OidIsValid(boxfn))
-				return NIL;
-			box = (Expr *) makeFuncExpr(boxfn, keytype,
-										list_make3(other,
-												   makeConst(REGCLASSOID, -1, InvalidOid,
-															 sizeof(Oid),
-															 ObjectIdGetDatum(req->index->indexoid),
-															 false, true),
-												   makeConst(INT4OID, -1, InvalidOid,
-															 sizeof(int32),
-															 Int32GetDatum(req->indexcol + 1),
-															 false, true)),
-										InvalidOid, inputcollid,
-										COERCE_EXPLICIT_CALL);
-		}
-		else
-		{
-			Oid			argtypes[1] = {ANYELEMENTOID};
-
-			boxfn = LookupFuncName(list_make2(makeString(nspname), makeString("gbloom_key")),
-								   1, argtypes, true);
-			if (!OidIsValid(boxfn))
-				return NIL;
-			box = (Expr *) makeFuncExpr(boxfn, keytype, list_make1(other),
-										InvalidOid, exprCollation(other),
-										COERCE_EXPLICIT_CALL);
-		}
+		boxfn = LookupFuncName(list_make2(makeString(nspname), makeString("gbloom_key")),
+							   1, argtypes, true);
+		if (!OidIsValid(boxfn))
+			return NIL;
+		box = (Expr *) makeFuncExpr(boxfn, keytype, list_make1(other),
+									InvalidOid, exprCollation(other),
+									COERCE_EXPLICIT_CALL);
 		/* the clause's collation reaches the scan key, and so the key's hash */
 		cond = make_opclause(opno, BOOLOID, false, (Expr *) col, box,
 							 InvalidOid, inputcollid);

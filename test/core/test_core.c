@@ -21,6 +21,7 @@
  * (rates, bits per key, estimate errors) as lines starting with "#".
  */
 #include "test_core.h"
+#include "test_slice.h"
 
 static int	n_passed = 0;
 static int	n_failed = 0;
@@ -306,6 +307,7 @@ main(void)
 	test_aggstate_layout();
 	test_aggstate_round_trip();
 	test_aggstate_validation();
+	test_slice_run(&n_passed, &n_failed);
 
 	printf("core: %d passed, %d failed\n", n_passed, n_failed);
 	return n_failed > 0 ? 1 : 0;

@@ -14,6 +14,12 @@
 # recorded key is in its filter; each final filter is byte for byte the
 # filter built from its recorded keys (no update lost or torn); and a
 # long-lived session that probed throughout did not grow its memory.
+# When the bloomslice access method is installed, the clients also insert
+# single-key filters into a table with a bloomslice index (a small pending
+# area, so inserts flush it into blocks while others insert and probe), run
+# VACUUM on it, and probe the last committed key through the index (a miss
+# fails the client); afterwards every inserted row is found through the
+# index.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -53,6 +59,15 @@ CREATE TABLE ext_filters (id int PRIMARY KEY, f bloomfilter);
 ALTER TABLE ext_filters ALTER COLUMN f SET STORAGE external;
 INSERT INTO ext_filters SELECT g + 1, bloom_agg(keys.id) FROM keys, generate_series(0, 15) g
 WHERE keys.id % 16 = g GROUP BY g;
+-- the bloomslice part (see the header)
+CREATE SEQUENCE sk;
+CREATE TABLE sdocs (k bigint NOT NULL, f bloomfilter);
+INSERT INTO sdocs SELECT nextval('sk'), bloom_add_all(bloom_empty(100), ARRAY[currval('sk')]) FROM generate_series(1, 100);
+DO $$ BEGIN
+	IF EXISTS (SELECT FROM pg_am WHERE amname = 'bloomslice') THEN
+		CREATE INDEX sdocs_bs ON sdocs USING bloomslice (f) WITH (pending_limit = 64);
+	END IF;
+END $$;
 -- the reference for the aggregate over keys
 CREATE TABLE ref AS SELECT bloom_agg(id) AS f FROM keys;
 ANALYZE;
@@ -107,6 +122,28 @@ SELECT bloom_cardinality(bloom_union_agg(f)) FROM filters WHERE id > 8;
 SELECT bloom_info(bloom_agg(k)) FROM added WHERE fid = :fid;
 },
 );
+my $have_slice = $node->safe_psql('postgres', q{SELECT count(*) FROM pg_am WHERE amname = 'bloomslice'});
+if ($have_slice)
+{
+	$scripts{'sliceins.sql@4'} = q{
+INSERT INTO sdocs SELECT k, bloom_add_all(bloom_empty(100), ARRAY[k]) FROM (SELECT nextval('sk') AS k) s;
+};
+	$scripts{'sliceprobe.sql@2'} = q{
+\set r random(0, 96)
+SELECT coalesce(max(k), 0) AS m FROM sdocs WHERE k % 97 = :r \gset
+SET enable_seqscan = off;
+SELECT count(*) AS c FROM sdocs WHERE f @> :m::bigint \gset
+RESET enable_seqscan;
+\if :m > 0
+\if :c = 0
+SELECT 'a committed key is missing from the bloomslice index'::int;
+\endif
+\endif
+};
+	$scripts{'slicevac.sql@1'} = q{
+VACUUM sdocs;
+};
+}
 my @fopts;
 for my $name (sort keys %scripts)
 {
@@ -170,7 +207,7 @@ my ($failed) = $pgb_out =~ /number of failed transactions: (\d+)/;
 ok(defined $processed && $processed > 200, "pgbench processed transactions (" . ($processed // 'none') . ")");
 is($failed, '0', 'pgbench: no failed transaction');
 unlike($pgb_err, qr/error|abort/i, 'pgbench: no error on stderr');
-for my $script (qw(update probe check agg))
+for my $script (qw(update probe check agg), $have_slice ? qw(sliceins sliceprobe slicevac) : ())
 {
 	like($pgb_out, qr/SQL script \d+: \S*\Q$script\E\.sql\n - weight: \d+ \(targets [\d.]+% of total\)\n - ([1-9]\d*) transactions/,
 		"pgbench: the $script script ran");
@@ -195,6 +232,17 @@ is($node->safe_psql('postgres', q{
 	't', 'the filters count exactly the committed adds');
 is($node->safe_psql('postgres', 'SELECT bloom_agg(id) = (SELECT f FROM ref) FROM keys'),
 	't', 'the aggregate still equals its reference');
+if ($have_slice)
+{
+	my $n = $node->safe_psql('postgres', 'SELECT count(*) FROM sdocs');
+	ok($n > 200, "$n rows were inserted into the bloomslice-indexed table");
+	like($node->safe_psql('postgres', q{SET enable_seqscan = off;
+		EXPLAIN (COSTS OFF) SELECT count(*) FROM sdocs s WHERE s.k NOT IN (SELECT t.k FROM sdocs t WHERE t.f @> s.k)}),
+		qr/Bitmap Index Scan on sdocs_bs/, '(the check probes through the index)');
+	is($node->safe_psql('postgres', q{SET enable_seqscan = off;
+		SELECT count(*) FROM sdocs s WHERE s.k NOT IN (SELECT t.k FROM sdocs t WHERE t.f @> s.k)}),
+		'0', 'bloomslice: every inserted row is found through the index (no row lost)');
+}
 
 # ---- memory of the long-lived session ----------------------------------------------
 # after the warm-up round, each round runs 4 x 16 x 8 statements; the

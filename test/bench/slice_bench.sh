@@ -1,55 +1,55 @@
 #!/usr/bin/env bash
-# Benchmark of the GIN operator class (bloomfilter_gin_ops) against a
-# sequential scan and the GiST operator class, in the same run: "which
-# stored filters may contain key x" (f @> x) and "which stored filters are
-# supersets of q" (f @>> q), with index sizes and build times.
+# Benchmark of the bloomslice access method (bloomfilter_slice_ops) against
+# a sequential scan, the GiST operator class and (at the smaller scales)
+# the GIN operator class, in the same run: "which stored filters may
+# contain key x" (f @> x) and "which are supersets of q" (f @>> q), with
+# index sizes, build times, the cost of single-row inserts (median, 99th
+# percentile, largest: the one that moves the pending area into blocks)
+# and the probes' time with the pending area holding those rows.
 #
-#   bash test/bench/gin_bench.sh                      20,000 and 100,000 filters
-#   GIN_BENCH_SCALES=2000 bash test/bench/gin_bench.sh    a quick check
+#   bash test/bench/slice_bench.sh                        20,000 and 100,000 filters
+#   SLICE_BENCH_SCALES=2000 bash test/bench/slice_bench.sh    a quick check
 #
 # Runs against the server of the PG* environment variables (a private one:
-# it creates and drops the database gin_bench) with the extension
+# it creates and drops the database slice_bench) with the extension
 # installed there (make install).  Environment:
-#   GIN_BENCH_SCALES   numbers of stored filters (default "20000 100000")
-#   GIN_BENCH_KEYS     probe keys per round (default 50)
-#   GIN_BENCH_SUPER    superset queries per round (default 10)
-#   GIN_BENCH_ROUNDS   timed rounds, after one warm-up round (default 3)
-#   GIN_BENCH_CASES    "a b" (default) or one of them
+#   SLICE_BENCH_SCALES   numbers of stored filters (default "20000 100000")
+#   SLICE_BENCH_KEYS     probe keys per round (default 50)
+#   SLICE_BENCH_SUPER    superset queries per round (default 10)
+#   SLICE_BENCH_ROUNDS   timed rounds, after one warm-up round (default 3)
+#   SLICE_BENCH_CASES    "a b" (default) or one of them
+#   SLICE_BENCH_GIN_MAX  largest scale GIN is built at, when the installed
+#                        extension still has bloomfilter_gin_ops (builds before
+#                        its removal; default 20000: a GIN build took 60 to
+#                        690 s at 100,000 filters)
+#   SLICE_BENCH_INSERTS  single-row inserts timed (default 4000)
 #
-# Tables (n filters each):
-#   a  one geometry: bloom_agg(k, 1000, 0.01) of 1,000 keys per filter
-#      (10240 bits, 7 hashes, blocked: about half the bits set);
-#   b  self-sized bloom_agg(k) of 50 to 2,000 keys per filter (512 to 32768
-#      bits, 7 geometries).
-# Filter i holds the keys 1 + |hashint8(i * 10000 + j)| mod (100 n): about
-# 1,000 keys per filter over a universe of 100 n keys, so a key is held by
-# about ten filters.  Probe keys are keys of filters spread over the table
-# (so each is held by one filter and about ten others by chance); a
-# superset query is 3 keys of one stored filter, at that filter's geometry.
-#
-# Every query runs as its own statement (planned and executed, timed on the
-# server with clock_timestamp) in one session.  A round runs the probe keys
-# and the superset queries under each plan in turn, the order of the plans
-# rotating every round: a sequential scan (index and bitmap scans off), the
-# GiST index, the GIN index (each with sequential scans off and the other
-# index dropped inside a transaction that is rolled back).  Before the
-# rounds, each plan's EXPLAIN is checked to be the intended one, and every
-# query's count must agree across the three plans (or the run stops).
-# Parallel query is off (one core per query).  The report gives the median
-# per-query time of each plan and its ratio to the sequential scan's.
-# Timings are reported, never asserted.
-#
-# shared_buffers must hold the table and both indexes for the times to be
-# of cached data: the script prints it and the sizes, and says when they do
-# not fit.  The GIN part is skipped when bloomfilter_gin_ops does not exist.
+# Tables (n filters each): case a, one geometry: bloom_agg(k, 1000, 0.01)
+# of 1,000 keys per filter (10240 bits, 7 hashes, blocked: about half the
+# bits set); case b, self-sized bloom_agg(k) of 50 to 2,000 keys per filter
+# (512 to 32768 bits, 7 geometries).  Filter i holds the keys 1 +
+# |hashint8(i * 10000 + j)| mod (100 n), so a key is held by about ten
+# filters.  Probe keys are keys of filters spread over the table; a
+# superset query is 3 keys of one stored filter, at that filter's
+# geometry.  Every query runs as its own statement (planned and executed,
+# timed on the server) in one session; a round runs them under each plan in
+# turn, the order rotating every round; each plan's EXPLAIN is checked
+# first, and every query's count must agree across the plans.  Each index
+# variant runs with the table's other indexes dropped in a transaction that
+# is rolled back.  Inserts: SLICE_BENCH_INSERTS
+# copies of stored filters, one INSERT each, into the table with only the
+# bloomslice index (rolled back too); then the probes run again with those
+# rows pending ("slice+pending").  Timings are reported, never asserted.
 set -euo pipefail
 
-scales=${GIN_BENCH_SCALES:-20000 100000}
-nkeys=${GIN_BENCH_KEYS:-50}
-nsuper=${GIN_BENCH_SUPER:-10}
-rounds=${GIN_BENCH_ROUNDS:-3}
-cases=${GIN_BENCH_CASES:-a b}
-db=gin_bench
+scales=${SLICE_BENCH_SCALES:-20000 100000}
+nkeys=${SLICE_BENCH_KEYS:-50}
+nsuper=${SLICE_BENCH_SUPER:-10}
+rounds=${SLICE_BENCH_ROUNDS:-3}
+cases=${SLICE_BENCH_CASES:-a b}
+gin_max=${SLICE_BENCH_GIN_MAX:-20000}
+ninserts=${SLICE_BENCH_INSERTS:-4000}
+db=slice_bench
 
 psql_run() {
 	psql -X -q -v ON_ERROR_STOP=1 "$@"
@@ -87,6 +87,42 @@ LANGUAGE sql IMMUTABLE AS $$
 	FROM generate_series(1, nk) j
 $$;
 
+-- drop_others(tab, variant): drops the table's indexes other than the
+-- variant's (the caller rolls the drop back)
+CREATE FUNCTION drop_others(tab text, variant text) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+	v text;
+BEGIN
+	IF variant = 'seq' THEN
+		RETURN;
+	END IF;
+	FOREACH v IN ARRAY ARRAY['gist', 'gin', 'slice'] LOOP
+		IF v <> split_part(variant, '+', 1) THEN
+			EXECUTE format('DROP INDEX IF EXISTS %I', tab || '_' || v);
+		END IF;
+	END LOOP;
+END $$;
+
+-- run_inserts(tab, n, first_id): n single-row inserts of stored filters,
+-- each timed; json rows of inserts
+CREATE TABLE inserts (scale int, tcase text, i int, ms float8);
+CREATE FUNCTION run_inserts(scale int, tcase text, tab text, n int) RETURNS json
+LANGUAGE plpgsql AS $$
+DECLARE
+	fs bloomfilter[];
+	t0 timestamptz;
+	out inserts[] := '{}';
+BEGIN
+	EXECUTE format('SELECT array_agg(f ORDER BY id) FROM %I WHERE id <= %s', tab, n) INTO fs;
+	FOR i IN 1 .. array_length(fs, 1) LOOP
+		t0 := clock_timestamp();
+		EXECUTE format('INSERT INTO %I VALUES ($1, $2)', tab) USING -i, fs[i];
+		out := out || ROW(scale, tcase, i, extract(epoch FROM clock_timestamp() - t0) * 1000)::inserts;
+	END LOOP;
+	RETURN array_to_json(out);
+END $$;
+
 -- run_queries(tab, variant, kind, round, queries): each query under the
 -- plan of variant (seq, gist or gin), timed; the other index of the table
 -- is dropped for the index variants (the caller rolls the drop back, so
@@ -102,11 +138,7 @@ BEGIN
 	PERFORM set_config('enable_seqscan', (variant = 'seq')::text, true);
 	PERFORM set_config('enable_indexscan', (variant <> 'seq')::text, true);
 	PERFORM set_config('enable_bitmapscan', (variant <> 'seq')::text, true);
-	IF variant = 'gist' AND to_regclass(tab || '_gin') IS NOT NULL THEN
-		EXECUTE format('DROP INDEX %I', tab || '_gin');
-	ELSIF variant = 'gin' THEN
-		EXECUTE format('DROP INDEX %I', tab || '_gist');
-	END IF;
+	PERFORM drop_others(tab, variant);
 	FOR q IN 1 .. array_length(queries, 1) LOOP
 		t0 := clock_timestamp();
 		EXECUTE queries[q] INTO cnt;
@@ -123,16 +155,12 @@ DECLARE
 	plan text := '';
 	line text;
 	want text := CASE variant WHEN 'seq' THEN 'Seq Scan on ' || tab
-		ELSE 'Index Scan (on|using) ' || tab || '_' || variant END;
+		ELSE 'Index Scan (on|using) ' || tab || '_' || split_part(variant, '+', 1) END;
 BEGIN
 	PERFORM set_config('enable_seqscan', (variant = 'seq')::text, true);
 	PERFORM set_config('enable_indexscan', (variant <> 'seq')::text, true);
 	PERFORM set_config('enable_bitmapscan', (variant <> 'seq')::text, true);
-	IF variant = 'gist' AND to_regclass(tab || '_gin') IS NOT NULL THEN
-		EXECUTE format('DROP INDEX %I', tab || '_gin');
-	ELSIF variant = 'gin' THEN
-		EXECUTE format('DROP INDEX %I', tab || '_gist');
-	END IF;
+	PERFORM drop_others(tab, variant);
 	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
 		plan := plan || line || E'\n';
 	END LOOP;
@@ -197,13 +225,21 @@ END \$\$;
 DO \$\$
 DECLARE t0 timestamptz := clock_timestamp();
 BEGIN
-	IF NOT EXISTS (SELECT FROM pg_opclass WHERE opcname = 'bloomfilter_gin_ops') THEN
-		RAISE NOTICE 'no bloomfilter_gin_ops: GIN skipped';
+	IF NOT EXISTS (SELECT FROM pg_opclass WHERE opcname = 'bloomfilter_gin_ops') OR $n > $gin_max THEN
+		RAISE NOTICE 'GIN skipped (no bloomfilter_gin_ops, or more filters than SLICE_BENCH_GIN_MAX)';
 		RETURN;
 	END IF;
 	CREATE INDEX ${t}_gin ON $t USING gin (f);
 	INSERT INTO builds SELECT $n, '$c', 'gin', extract(epoch FROM clock_timestamp() - t0),
 		pg_relation_size('${t}_gin') / 1048576.0, (SELECT mb FROM tsize);
+END \$\$;
+\echo '   CREATE INDEX (bloomslice)'
+DO \$\$
+DECLARE t0 timestamptz := clock_timestamp();
+BEGIN
+	CREATE INDEX ${t}_slice ON $t USING bloomslice (f);
+	INSERT INTO builds SELECT $n, '$c', 'slice', extract(epoch FROM clock_timestamp() - t0),
+		pg_relation_size('${t}_slice') / 1048576.0, (SELECT mb FROM tsize);
 END \$\$;
 SELECT CASE WHEN sum(index_mb) + max(table_mb) > pg_size_bytes(current_setting('shared_buffers')) / 1048576.0
 	THEN 'WARNING: table and indexes (' || round((sum(index_mb) + max(table_mb))::numeric) ||
@@ -212,12 +248,12 @@ SELECT CASE WHEN sum(index_mb) + max(table_mb) > pg_size_bytes(current_setting('
 FROM builds WHERE scale = $n AND tcase = '$c';
 
 -- warm the caches
-SELECT sum(pg_prewarm(c)) >= 0 AS prewarmed FROM unnest(ARRAY['$t'::regclass, '${t}_gist']
+SELECT sum(pg_prewarm(c)) >= 0 AS prewarmed FROM unnest(ARRAY['$t'::regclass, '${t}_gist', '${t}_slice']
 	|| coalesce((SELECT ARRAY[oid::regclass] FROM pg_class WHERE relname = '${t}_gin'), '{}')) c
 	\gset
 SELECT sum(pg_prewarm(reltoastrelid)) >= 0 AS prewarmed FROM pg_class WHERE relname = '$t' AND reltoastrelid <> 0 \gset
 SQL
-		variants=$(psql -X -At -d "$db" -c "SELECT string_agg(v, ' ' ORDER BY array_position(ARRAY['seq','gist','gin'], v)) FROM unnest(ARRAY['seq', 'gist', 'gin']) v WHERE v <> 'gin' OR to_regclass('${t}_gin') IS NOT NULL")
+		variants=$(psql -X -At -d "$db" -c "SELECT string_agg(v, ' ' ORDER BY array_position(ARRAY['seq','gist','gin','slice'], v)) FROM unnest(ARRAY['seq', 'gist', 'gin', 'slice']) v WHERE v <> 'gin' OR to_regclass('${t}_gin') IS NOT NULL")
 		read -r -a vs <<<"$variants"
 		script=$(mktemp)
 		{
@@ -243,6 +279,24 @@ SQL
 				done
 				echo "\\echo '   round $r of $rounds done'"
 			done
+			# single-row inserts into the table with only the bloomslice
+			# index, then the probes with those rows pending
+			echo "BEGIN;"
+			echo "SELECT drop_others('$t', 'slice') \\gset"
+			echo "SELECT run_inserts($n, '$c', '$t', $ninserts) AS ins \\gset"
+			for ((r = 1; r <= rounds; r++)); do
+				for kind in probe superset; do
+					echo "SELECT run_queries($n, '$c', '$t', 'slice+pending', '$kind+pending', $r, ARRAY(SELECT q FROM ${t}_q WHERE kind = '$kind' ORDER BY qno)) AS rows_${r}_$kind \\gset"
+				done
+			done
+			echo "ROLLBACK;"
+			for ((r = 1; r <= rounds; r++)); do
+				for kind in probe superset; do
+					echo "INSERT INTO results SELECT * FROM json_populate_recordset(NULL::results, :'rows_${r}_$kind');"
+				done
+			done
+			echo "INSERT INTO inserts SELECT * FROM json_populate_recordset(NULL::inserts, :'ins');"
+			echo "\\echo '   inserts done'"
 		} >"$script"
 		psql_run -d "$db" -f "$script"
 		rm -f "$script"
@@ -253,6 +307,7 @@ DECLARE bad int;
 BEGIN
 	SELECT count(*) INTO bad FROM (
 		SELECT kind, qno FROM results WHERE scale = $n AND tcase = '$c'
+		  AND kind NOT LIKE '%+pending'
 		GROUP BY kind, qno HAVING count(DISTINCT n) > 1) d;
 	IF bad > 0 THEN
 		RAISE EXCEPTION 'case $c, $n filters: % queries give different counts under different plans', bad;
@@ -272,7 +327,10 @@ SELECT scale AS filters, tcase AS "case", round(max(table_mb)::numeric, 1) AS "t
 	round(max(index_mb) FILTER (WHERE variant = 'gist')::numeric, 1) AS "GiST MB",
 	round(max(index_mb) FILTER (WHERE variant = 'gin')::numeric, 1) AS "GIN MB",
 	round(max(build_s) FILTER (WHERE variant = 'gist')::numeric, 1) AS "GiST build s",
-	round(max(build_s) FILTER (WHERE variant = 'gin')::numeric, 1) AS "GIN build s"
+	round(max(build_s) FILTER (WHERE variant = 'gin')::numeric, 1) AS "GIN build s",
+	round(max(index_mb) FILTER (WHERE variant = 'slice')::numeric, 1) AS "slice MB",
+	round(max(build_s) FILTER (WHERE variant = 'slice')::numeric, 2) AS "slice build s",
+	round((max(build_s) FILTER (WHERE variant = 'slice') / max(build_s) FILTER (WHERE variant = 'gist'))::numeric, 2) AS "slice/GiST build"
 FROM builds GROUP BY 1, 2 ORDER BY 1, 2;
 \echo
 \echo '== per-query time, ms: median over $rounds rounds of every query (warm-up round left out); ratio to the sequential scan'
@@ -286,11 +344,17 @@ SELECT s.scale AS filters, s.tcase AS "case", s.kind AS query, s.queries,
 	round(s.med::numeric, 2) AS "seq ms",
 	round(g.med::numeric, 2) AS "GiST ms",
 	round(n.med::numeric, 2) AS "GIN ms",
+	round(b.med::numeric, 3) AS "slice ms",
+	round(p.med::numeric, 3) AS "slice+pending ms",
 	round((g.med / s.med)::numeric, 3) AS "GiST/seq",
-	round((n.med / s.med)::numeric, 3) AS "GIN/seq"
+	round((n.med / s.med)::numeric, 3) AS "GIN/seq",
+	round((b.med / s.med)::numeric, 4) AS "slice/seq",
+	round((p.med / s.med)::numeric, 4) AS "slice+pending/seq"
 FROM m s
 LEFT JOIN m g ON (g.scale, g.tcase, g.kind, g.variant) = (s.scale, s.tcase, s.kind, 'gist')
 LEFT JOIN m n ON (n.scale, n.tcase, n.kind, n.variant) = (s.scale, s.tcase, s.kind, 'gin')
+LEFT JOIN m b ON (b.scale, b.tcase, b.kind, b.variant) = (s.scale, s.tcase, s.kind, 'slice')
+LEFT JOIN m p ON (p.scale, p.tcase, p.kind, p.variant) = (s.scale, s.tcase, s.kind || '+pending', 'slice+pending')
 WHERE s.variant = 'seq'
 ORDER BY 1, 2, 3 DESC;
 \echo
@@ -301,6 +365,15 @@ m AS (SELECT scale, tcase, kind, variant, percentile_cont(0.5) WITHIN GROUP (ORD
 SELECT scale AS filters, tcase AS "case", kind AS query,
 	round(max(med) FILTER (WHERE variant = 'seq')::numeric, 1) AS "seq ms",
 	round(max(med) FILTER (WHERE variant = 'gist')::numeric, 1) AS "GiST ms",
-	round(max(med) FILTER (WHERE variant = 'gin')::numeric, 1) AS "GIN ms"
+	round(max(med) FILTER (WHERE variant = 'gin')::numeric, 1) AS "GIN ms",
+	round(max(med) FILTER (WHERE variant = 'slice')::numeric, 2) AS "slice ms",
+	round(max(med) FILTER (WHERE variant = 'slice+pending')::numeric, 2) AS "slice+pending ms"
 FROM m GROUP BY 1, 2, 3 ORDER BY 1, 2, 3 DESC;
+\echo
+\echo '== single-row INSERT into the table with only the bloomslice index (ms; the largest moves the pending area into blocks)'
+SELECT scale AS filters, tcase AS "case", count(*) AS inserts,
+	round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms)::numeric, 3) AS "median ms",
+	round(percentile_cont(0.99) WITHIN GROUP (ORDER BY ms)::numeric, 3) AS "p99 ms",
+	round(max(ms)::numeric, 1) AS "max ms"
+FROM inserts GROUP BY 1, 2 ORDER BY 1, 2;
 SQL

@@ -1,0 +1,208 @@
+/*
+ * bf_slice_am.c
+ *		The bloomslice index access method's handler, its operator class
+ *		check (amvalidate) and its cost estimate.  See bf_slice_am.h for
+ *		the pages and the files.
+ */
+#include "bf_slice_am.h"
+
+#include "access/htup_details.h"
+#include "access/relation.h"
+#include "catalog/pg_amop.h"
+#include "catalog/pg_amproc.h"
+#include "catalog/pg_opclass.h"
+#include "catalog/pg_type.h"
+#include "commands/vacuum.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "utils/catcache.h"
+#include "utils/lsyscache.h"
+#include "utils/regproc.h"
+#include "utils/selfuncs.h"
+#include "utils/spccache.h"
+#include "utils/syscache.h"
+
+PG_FUNCTION_INFO_V1(bloomslice_handler);
+
+/*
+ * The operator class: strategy 1 `@>`(bloomfilter, gbloom_key), strategy 3
+ * `@>>`(bloomfilter, bloomfilter), both returning boolean; no support
+ * functions.
+ */
+static bool
+bs_validate(Oid opclassoid)
+{
+	bool		result = true;
+	HeapTuple	classtup;
+	Form_pg_opclass classform;
+	Oid			opfamilyoid,
+				opcintype;
+	char	   *opclassname;
+	CatCList   *oprlist,
+			   *proclist;
+
+	classtup = SearchSysCache1(CLAOID, ObjectIdGetDatum(opclassoid));
+	if (!HeapTupleIsValid(classtup))
+		elog(ERROR, "cache lookup failed for operator class %u", opclassoid);
+	classform = (Form_pg_opclass) GETSTRUCT(classtup);
+	opfamilyoid = classform->opcfamily;
+	opcintype = classform->opcintype;
+	opclassname = NameStr(classform->opcname);
+
+	oprlist = SearchSysCacheList1(AMOPSTRATEGY, ObjectIdGetDatum(opfamilyoid));
+	proclist = SearchSysCacheList1(AMPROCNUM, ObjectIdGetDatum(opfamilyoid));
+
+	for (int i = 0; i < oprlist->n_members; i++)
+	{
+		Form_pg_amop op = (Form_pg_amop) GETSTRUCT(&oprlist->members[i]->tuple);
+
+		if (op->amopstrategy != BS_STRAT_KEY && op->amopstrategy != BS_STRAT_SUPERSET)
+		{
+			ereport(INFO,
+					(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+					 errmsg("bloomslice operator class \"%s\" contains operator %s with invalid strategy number %d",
+							opclassname, format_operator(op->amopopr), op->amopstrategy)));
+			result = false;
+		}
+		if (op->amoppurpose != AMOP_SEARCH || OidIsValid(op->amopsortfamily))
+		{
+			ereport(INFO,
+					(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+					 errmsg("bloomslice operator class \"%s\" contains invalid ORDER BY specification for operator %s",
+							opclassname, format_operator(op->amopopr))));
+			result = false;
+		}
+		if (op->amoplefttype != opcintype || get_op_rettype(op->amopopr) != BOOLOID)
+		{
+			ereport(INFO,
+					(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+					 errmsg("bloomslice operator class \"%s\" contains operator %s with wrong signature",
+							opclassname, format_operator(op->amopopr))));
+			result = false;
+		}
+		if (op->amopstrategy == BS_STRAT_SUPERSET && op->amoprighttype != opcintype)
+		{
+			ereport(INFO,
+					(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+					 errmsg("bloomslice operator class \"%s\" superset operator %s must compare two values of the indexed type",
+							opclassname, format_operator(op->amopopr))));
+			result = false;
+		}
+	}
+	for (int i = 0; i < proclist->n_members; i++)
+	{
+		Form_pg_amproc proc = (Form_pg_amproc) GETSTRUCT(&proclist->members[i]->tuple);
+
+		ereport(INFO,
+				(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+				 errmsg("bloomslice operator class \"%s\" contains function %s with invalid support number %d",
+						opclassname, format_procedure(proc->amproc), proc->amprocnum)));
+		result = false;
+	}
+
+	ReleaseCatCacheList(proclist);
+	ReleaseCatCacheList(oprlist);
+	ReleaseSysCache(classtup);
+	return result;
+}
+
+/*
+ * The cost of a bitmap scan: the pending pages, and per block its head and
+ * about one page per slice a key reads (a blocked key's k slices lie in
+ * one 512-slice group, at most five pages), plus the AND of C-bit words.
+ * The rows the answer names are costed by the bitmap heap scan, from the
+ * clauses' selectivity: a probe that keeps most rows goes to a sequential
+ * scan.
+ */
+static void
+bs_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,
+				Cost *indexStartupCost, Cost *indexTotalCost,
+				Selectivity *indexSelectivity, double *indexCorrelation,
+				double *indexPages)
+{
+	IndexOptInfo *index = path->indexinfo;
+	GenericCosts costs;
+	Relation	rel;
+	Buffer		metabuf;
+	BsMeta		meta;
+	double		nkeys = Max(list_length(path->indexclauses), 1);
+	double		per_block,
+				pages,
+				spc_random_page_cost;
+
+	MemSet(&costs, 0, sizeof(costs));
+	genericcostestimate(root, path, loop_count, &costs);
+
+	rel = index_open(index->indexoid, AccessShareLock);
+	metabuf = ReadBuffer(rel, BS_METAPAGE_BLKNO);
+	LockBuffer(metabuf, BUFFER_LOCK_SHARE);
+	meta = *bs_meta(BufferGetPage(metabuf), rel);
+	UnlockReleaseBuffer(metabuf);
+	index_close(rel, AccessShareLock);
+
+	get_tablespace_page_costs(index->reltablespace, &spc_random_page_cost, NULL);
+	per_block = meta.nheads > 0 ?
+		Min((double) meta.nslice_pages / meta.nheads, 8.0 * nkeys) : 0;
+	pages = 1 + meta.npending_pages + meta.nheads * (1 + per_block);
+	pages = Min(pages, (double) index->pages);
+
+	*indexStartupCost = 0;
+	*indexTotalCost = pages * spc_random_page_cost +
+		meta.nheads * nkeys * 8 * BS_WORDS * cpu_operator_cost +
+		meta.npending * nkeys * 10 * cpu_operator_cost +
+		costs.numIndexTuples * cpu_index_tuple_cost;
+	*indexSelectivity = costs.indexSelectivity;
+	*indexCorrelation = 0;
+	*indexPages = pages;
+}
+
+Datum
+bloomslice_handler(PG_FUNCTION_ARGS)
+{
+	IndexAmRoutine *amroutine = makeNode(IndexAmRoutine);
+
+	amroutine->amstrategies = 3;
+	amroutine->amsupport = 0;
+	amroutine->amoptsprocnum = 0;
+	amroutine->amcanorder = false;
+	amroutine->amcanorderbyop = false;
+	amroutine->amcanbackward = false;
+	amroutine->amcanunique = false;
+	amroutine->amcanmulticol = false;
+	amroutine->amoptionalkey = false;
+	amroutine->amsearcharray = false;
+	amroutine->amsearchnulls = false;
+	amroutine->amstorage = false;
+	amroutine->amclusterable = false;
+	amroutine->ampredlocks = false;
+	amroutine->amcanparallel = false;
+	amroutine->amcaninclude = false;
+	amroutine->amusemaintenanceworkmem = false;
+	amroutine->amparallelvacuumoptions = VACUUM_OPTION_NO_PARALLEL;
+	amroutine->amkeytype = InvalidOid;
+
+	amroutine->ambuild = bs_build;
+	amroutine->ambuildempty = bs_buildempty;
+	amroutine->aminsert = bs_insert;
+	amroutine->ambulkdelete = bs_bulkdelete;
+	amroutine->amvacuumcleanup = bs_vacuumcleanup;
+	amroutine->amcanreturn = NULL;
+	amroutine->amcostestimate = bs_costestimate;
+	amroutine->amoptions = bs_options;
+	amroutine->amproperty = NULL;
+	amroutine->ambuildphasename = bs_buildphasename;
+	amroutine->amvalidate = bs_validate;
+	amroutine->amadjustmembers = NULL;
+	amroutine->ambeginscan = bs_beginscan;
+	amroutine->amrescan = bs_rescan;
+	amroutine->amgettuple = NULL;
+	amroutine->amgetbitmap = bs_getbitmap;
+	amroutine->amendscan = bs_endscan;
+	amroutine->ammarkpos = NULL;
+	amroutine->amrestrpos = NULL;
+	amroutine->amestimateparallelscan = NULL;
+	amroutine->aminitparallelscan = NULL;
+	amroutine->amparallelrescan = NULL;
+
+	PG_RETURN_POINTER(amroutine);
+}

@@ -1,0 +1,511 @@
+/*
+ * bf_slice_scan.c
+ *		Scanning a bloomslice index (amgetbitmap only).
+ *
+ * The pending area is read first, under the metapage's share lock (see
+ * bf_slice_write.c for why that order never misses a filter): each pending
+ * filter is probed as it is.  Then each block: its head says which columns
+ * are live and its geometry; for a probe `f @> x` of a geometry the key
+ * can be probed in, the answer is the AND of the slices at x's k positions
+ * (exact: no recheck); for `f @>> q` of a geometry q is compatible with,
+ * the AND of the slices at q's set bits (folded as bloom_contains_filter
+ * folds), stopping as soon as no column is left.  Filters the query cannot
+ * answer from the bits (another key family, an incompatible q, unsliced)
+ * are returned for recheck, so the table raises a sequential scan's errors
+ * for visible rows only.  Several scan keys AND their answers.
+ */
+#include "bf_slice_am.h"
+
+#include "access/relscan.h"
+#include "miscadmin.h"
+#include "nodes/tidbitmap.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "bf_index.h"
+
+typedef struct KeyState
+{
+	int			strategy;
+	/* a probe */
+	BloomKeyType kt;
+	Datum		value;
+	BloomSeedHashes sh;
+	/* a superset test: q, and its positions for the last geometry asked */
+	bf_view		q;
+	uint64	   *pos;
+	int64		npos;
+	int			shift;
+	bool		pos_valid;
+	uint8		pos_layout;
+	uint64		pos_nbits;
+} KeyState;
+
+typedef struct BsScanOpaque
+{
+	MemoryContext cxt;			/* the keys, reset per bitmap */
+	MemoryContext hashcxt;		/* hashing a probe key */
+} BsScanOpaque;
+
+/* Reads slices of one block, keeping the last page pinned. */
+typedef struct SliceReader
+{
+	Relation	index;
+	const BsHead *h;
+	Buffer		buf;
+	uint32		pageno;
+} SliceReader;
+
+static void
+read_slice(SliceReader *r, uint64 s, bs_mask *out)
+{
+	uint32		pageno = (uint32) (s / BS_SLICES_PER_PAGE);
+	Page		page;
+
+	if (pageno >= r->h->npages)
+		elog(ERROR, "bloomslice slice " UINT64_FORMAT " past its block", s);
+	if (!BufferIsValid(r->buf) || r->pageno != pageno)
+	{
+		if (BufferIsValid(r->buf))
+			ReleaseBuffer(r->buf);
+		r->buf = ReadBuffer(r->index, r->h->pages[pageno]);
+		r->pageno = pageno;
+	}
+	LockBuffer(r->buf, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(r->buf);
+	bs_check_page(page, BS_PAGE_SLICES, r->index, r->h->pages[pageno]);
+	memcpy(out, (char *) PageGetContents(page) +
+		   (s % BS_SLICES_PER_PAGE) * BS_SLICE_BYTES, BS_SLICE_BYTES);
+	LockBuffer(r->buf, BUFFER_LOCK_UNLOCK);
+}
+
+/*
+ * ANDs the slices at pos[0 .. n-1] (sorted) into mask, one page lock per
+ * page they lie on, stopping as soon as mask is empty.
+ */
+static void
+and_positions(SliceReader *r, const uint64 *pos, int64 n, bs_mask *mask)
+{
+	int64		i = 0;
+
+	while (i < n && !bs_mask_empty(mask))
+	{
+		uint32		pageno = (uint32) (pos[i] / BS_SLICES_PER_PAGE);
+		Page		page;
+		const char *base;
+
+		if (pageno >= r->h->npages)
+			elog(ERROR, "bloomslice slice " UINT64_FORMAT " past its block", pos[i]);
+		if (!BufferIsValid(r->buf) || r->pageno != pageno)
+		{
+			if (BufferIsValid(r->buf))
+				ReleaseBuffer(r->buf);
+			r->buf = ReadBuffer(r->index, r->h->pages[pageno]);
+			r->pageno = pageno;
+		}
+		LockBuffer(r->buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(r->buf);
+		bs_check_page(page, BS_PAGE_SLICES, r->index, r->h->pages[pageno]);
+		base = (const char *) PageGetContents(page);
+		for (; i < n && pos[i] / BS_SLICES_PER_PAGE == pageno; i++)
+		{
+			bs_mask_and(mask, (const uint64 *) (base + (pos[i] % BS_SLICES_PER_PAGE) * BS_SLICE_BYTES));
+			if ((i & 7) == 7 && bs_mask_empty(mask))
+			{
+				i++;
+				break;
+			}
+		}
+		LockBuffer(r->buf, BUFFER_LOCK_UNLOCK);
+	}
+}
+
+/* The positions q's superset test reads in filters of geometry g. */
+static bool
+superset_positions(KeyState *ks, const BsGeom *g)
+{
+	if (!ks->pos_valid || ks->pos_layout != g->layout || ks->pos_nbits != g->nbits)
+	{
+		ks->npos = bs_superset_positions(g->layout, g->nbits, ks->q.bits, ks->q.nbits,
+										 ks->pos, (int64) ks->q.nbits, &ks->shift);
+		ks->pos_valid = true;
+		ks->pos_layout = g->layout;
+		ks->pos_nbits = g->nbits;
+	}
+	/* a filter 2^7 times q's size or more: rechecked instead */
+	return ks->npos >= 0 && ks->shift <= 6;
+}
+
+static bool
+geom_compatible(const BsGeom *g, const bf_view *q)
+{
+	bf_view		fv;
+	uint64		nbits;
+
+	memset(&fv, 0, sizeof(fv));
+	fv.layout = g->layout;
+	fv.hashes = g->hashes;
+	fv.family = g->family;
+	fv.type_tag = g->type_tag;
+	fv.seed = g->seed;
+	fv.nbits = g->nbits;
+	return bf_compatible(&fv, q, &nbits) == BF_COMPAT_OK;
+}
+
+typedef enum KeyAnswer
+{
+	KA_NONE,					/* no filter of the geometry matches */
+	KA_RECHECK,					/* the table must say */
+	KA_SLICES					/* the slices say */
+} KeyAnswer;
+
+static KeyAnswer
+key_answer(KeyState *ks, const BsGeom *g)
+{
+	if (g->flags & BS_HEAD_UNSLICED)
+		return KA_RECHECK;
+	if (ks->strategy == BS_STRAT_KEY)
+	{
+		if (g->family == BF_FAMILY_NONE)
+			return KA_NONE;		/* holds no key: every probe is false */
+		if (g->family != ks->kt.family || g->type_tag != ks->kt.type_tag)
+			return KA_RECHECK;	/* the table raises the family error */
+		return KA_SLICES;
+	}
+	if (!geom_compatible(g, &ks->q) || !superset_positions(ks, g))
+		return KA_RECHECK;
+	return KA_SLICES;
+}
+
+/*
+ * The candidates of the block whose head is hblk into tbm; returns how many.
+ * h holds the head's fields up to its TIDs and its slice pages, read
+ * before; the TIDs of the columns found are read from the head last (a
+ * column must have been live at both reads: its slices were written
+ * before it became live).  pos has room for every key's positions.
+ */
+static int64
+scan_block(Relation index, Buffer hbuf, const BsHead *h, KeyState *keys, int nkeys,
+		   MemoryContext hashcxt, uint64 *pos, TIDBitmap *tbm)
+{
+	bs_mask		mask = h->live;
+	bool		recheck = false;
+	SliceReader r = {index, h, InvalidBuffer, 0};
+	ItemPointerData tids[BS_C];
+	int			n = 0;
+	int64		npos = 0;
+
+	/* every key's slices are ANDed: gather their positions, then read */
+	for (int i = 0; i < nkeys; i++)
+	{
+		KeyState   *ks = &keys[i];
+
+		switch (key_answer(ks, &h->geom))
+		{
+			case KA_NONE:
+				memset(&mask, 0, sizeof(mask));
+				continue;
+			case KA_RECHECK:
+				recheck = true;
+				continue;
+			case KA_SLICES:
+				break;
+		}
+		if (ks->strategy == BS_STRAT_KEY)
+		{
+			uint64		hash = bloom_index_seed_hash(&ks->sh, &ks->kt, ks->value,
+													 h->geom.seed, hashcxt);
+
+			bf_positions(h->geom.layout, h->geom.nbits, h->geom.hashes, hash, pos + npos);
+			npos += h->geom.hashes;
+		}
+		else if (ks->shift == 0)
+		{
+			memcpy(pos + npos, ks->pos, ks->npos * sizeof(uint64));
+			npos += ks->npos;
+		}
+	}
+	if (npos > 0 && !bs_mask_empty(&mask))
+	{
+		npos = bs_sort_unique(pos, (int) npos);
+		and_positions(&r, pos, npos, &mask);
+	}
+
+	/* superset keys of filters larger than q: an OR of slices per bit */
+	for (int i = 0; i < nkeys && !bs_mask_empty(&mask); i++)
+	{
+		KeyState   *ks = &keys[i];
+
+		if (ks->strategy != BS_STRAT_SUPERSET || key_answer(ks, &h->geom) != KA_SLICES ||
+			ks->shift == 0)
+			continue;
+		for (int64 j = 0; j < ks->npos && !bs_mask_empty(&mask); j++)
+		{
+			bs_mask		s,
+						o;
+
+			memset(&s, 0, sizeof(s));
+			for (uint64 f = 0; f < (UINT64CONST(1) << ks->shift); f++)
+			{
+				read_slice(&r, bs_fold_slice(h->geom.layout, ks->pos[j], ks->shift, f), &o);
+				bs_mask_or(&s, o.w);
+			}
+			bs_mask_and(&mask, s.w);
+		}
+	}
+	if (BufferIsValid(r.buf))
+		ReleaseBuffer(r.buf);
+	if (bs_mask_empty(&mask))
+		return 0;
+
+	LockBuffer(hbuf, BUFFER_LOCK_SHARE);
+	{
+		const BsHead *now = BsPageGetHead(BufferGetPage(hbuf));
+
+		bs_mask_and(&mask, now->live.w);
+		for (int w = 0; w < BS_WORDS; w++)
+		{
+			uint64		word = mask.w[w];
+
+			while (word != 0)
+			{
+				int			c = w * 64 + __builtin_ctzll(word);
+
+				word &= word - 1;
+				tids[n++] = now->tids[c];
+			}
+		}
+	}
+	LockBuffer(hbuf, BUFFER_LOCK_UNLOCK);
+	if (n > 0)
+		tbm_add_tuples(tbm, tids, n, recheck);
+	return n;
+}
+
+/* Is the pending filter v (of item flags) a candidate?  *recheck if so. */
+static bool
+pending_match(KeyState *keys, int nkeys, const bf_view *v, MemoryContext hashcxt,
+			  bool *recheck)
+{
+	for (int i = 0; i < nkeys; i++)
+	{
+		KeyState   *ks = &keys[i];
+		BsGeom		g;
+
+		bs_geom_of(v, INT_MAX, &g);
+		switch (key_answer(ks, &g))
+		{
+			case KA_NONE:
+				return false;
+			case KA_RECHECK:
+				*recheck = true;
+				continue;
+			case KA_SLICES:
+				break;
+		}
+		if (ks->strategy == BS_STRAT_KEY)
+		{
+			if (!bf_probe_hash(v, bloom_index_seed_hash(&ks->sh, &ks->kt, ks->value,
+														v->seed, hashcxt)))
+				return false;
+		}
+		else
+		{
+			for (int64 j = 0; j < ks->npos; j++)
+			{
+				bool		any = false;
+
+				for (uint64 f = 0; f < (UINT64CONST(1) << ks->shift) && !any; f++)
+				{
+					uint64		b = bs_fold_slice(v->layout, ks->pos[j], ks->shift, f);
+
+					any = (v->bits[b >> 3] >> (b & 7)) & 1;
+				}
+				if (!any)
+					return false;
+			}
+		}
+	}
+	return true;
+}
+
+static int64
+scan_pending(Relation index, BlockNumber blk, KeyState *keys, int nkeys,
+			 MemoryContext hashcxt, TIDBitmap *tbm)
+{
+	int64		ntids = 0;
+
+	while (blk != InvalidBlockNumber)
+	{
+		Buffer		buf = ReadBuffer(index, blk);
+		Page		page;
+		OffsetNumber maxoff;
+		ItemPointerData exact[MaxOffsetNumber],
+					lossy[MaxOffsetNumber];
+		int			nexact = 0,
+					nlossy = 0;
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		bs_check_page(page, BS_PAGE_PENDING, index, blk);
+		maxoff = PageGetMaxOffsetNumber(page);
+		for (OffsetNumber off = FirstOffsetNumber; off <= maxoff; off++)
+		{
+			BsPendingItem *it = (BsPendingItem *) PageGetItem(page, PageGetItemId(page, off));
+			bool		recheck = false;
+
+			if (it->flags & BS_HEAD_UNSLICED)
+				recheck = true;
+			else
+			{
+				bf_view		v;
+
+				bf_view_of((uint8 *) it->data, &v);
+				if (!pending_match(keys, nkeys, &v, hashcxt, &recheck))
+					continue;
+			}
+			if (recheck)
+				lossy[nlossy++] = it->tid;
+			else
+				exact[nexact++] = it->tid;
+		}
+		blk = BsPageGetOpaque(page)->next;
+		UnlockReleaseBuffer(buf);
+		if (nexact > 0)
+			tbm_add_tuples(tbm, exact, nexact, false);
+		if (nlossy > 0)
+			tbm_add_tuples(tbm, lossy, nlossy, true);
+		ntids += nexact + nlossy;
+	}
+	return ntids;
+}
+
+IndexScanDesc
+bs_beginscan(Relation r, int nkeys, int norderbys)
+{
+	IndexScanDesc scan = RelationGetIndexScan(r, nkeys, norderbys);
+	BsScanOpaque *so = palloc0(sizeof(BsScanOpaque));
+
+	so->cxt = AllocSetContextCreate(CurrentMemoryContext, "bloomslice scan",
+									ALLOCSET_DEFAULT_SIZES);
+	so->hashcxt = AllocSetContextCreate(CurrentMemoryContext, "bloomslice key hash",
+										ALLOCSET_SMALL_SIZES);
+	scan->opaque = so;
+	return scan;
+}
+
+void
+bs_rescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
+		  ScanKey orderbys, int norderbys)
+{
+	(void) nscankeys;
+	(void) orderbys;
+	(void) norderbys;
+	if (scankey && scan->numberOfKeys > 0)
+		memmove(scan->keyData, scankey, scan->numberOfKeys * sizeof(ScanKeyData));
+}
+
+void
+bs_endscan(IndexScanDesc scan)
+{
+	BsScanOpaque *so = (BsScanOpaque *) scan->opaque;
+
+	MemoryContextDelete(so->cxt);
+	MemoryContextDelete(so->hashcxt);
+	pfree(so);
+}
+
+int64
+bs_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
+{
+	BsScanOpaque *so = (BsScanOpaque *) scan->opaque;
+	Relation	index = scan->indexRelation;
+	MemoryContext old;
+	KeyState   *keys;
+	int			nkeys = scan->numberOfKeys;
+	Buffer		metabuf;
+	BsMeta	   *meta;
+	BlockNumber head;
+	int64		ntids = 0;
+	BsHead	   *h;
+
+	if (nkeys == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("a bloomslice index scan needs a condition")));
+	MemoryContextReset(so->cxt);
+	old = MemoryContextSwitchTo(so->cxt);
+	keys = palloc0(nkeys * sizeof(KeyState));
+	for (int i = 0; i < nkeys; i++)
+	{
+		ScanKey		sk = &scan->keyData[i];
+		KeyState   *ks = &keys[i];
+
+		if (sk->sk_flags & SK_ISNULL)
+		{
+			MemoryContextSwitchTo(old);
+			return 0;			/* strict operators: nothing matches NULL */
+		}
+		ks->strategy = sk->sk_strategy;
+		if (ks->strategy == BS_STRAT_KEY)
+		{
+			BloomIndexQueryKey key;
+
+			bloom_index_unbox(sk->sk_argument, &key);
+			bloom_index_key_type(&ks->kt, key.typid, key.value, key.collation, so->cxt);
+			ks->value = key.value;
+		}
+		else if (ks->strategy == BS_STRAT_SUPERSET)
+		{
+			struct varlena *q = (struct varlena *) PG_DETOAST_DATUM_COPY(sk->sk_argument);
+
+			bloomfilter_view(q, &ks->q);
+			ks->pos = palloc(Max(ks->q.nbits, 1) * sizeof(uint64));
+		}
+		else
+			elog(ERROR, "unrecognized bloomslice strategy number %d", ks->strategy);
+	}
+
+	/* the pending area, under the metapage's share lock */
+	metabuf = ReadBuffer(index, BS_METAPAGE_BLKNO);
+	LockBuffer(metabuf, BUFFER_LOCK_SHARE);
+	meta = bs_meta(BufferGetPage(metabuf), index);
+	ntids += scan_pending(index, meta->pending_head, keys, nkeys, so->hashcxt, tbm);
+	head = meta->first_head;
+	UnlockReleaseBuffer(metabuf);
+
+	/*
+	 * then the blocks: each head's geometry, live columns and slice pages
+	 * copied, its lock released before its slices are read
+	 */
+	{
+		int64		maxpos = 0;
+		uint64	   *pos;
+
+		for (int i = 0; i < nkeys; i++)
+			maxpos += keys[i].strategy == BS_STRAT_KEY ? BF_MAX_HASHES : (int64) keys[i].q.nbits;
+		pos = palloc(Max(maxpos, 1) * sizeof(uint64));
+		h = palloc(BLCKSZ);
+		while (head != InvalidBlockNumber)
+		{
+			Buffer		buf = ReadBuffer(index, head);
+			const BsHead *ph;
+
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			bs_check_page(BufferGetPage(buf), BS_PAGE_HEAD, index, head);
+			ph = BsPageGetHead(BufferGetPage(buf));
+			memcpy(h, ph, offsetof(BsHead, tids));
+			if (h->npages > BS_MAX_HEAD_PAGES)
+				elog(ERROR, "bloomslice block %u has %u slice pages", head, h->npages);
+			memcpy(h->pages, ph->pages, h->npages * sizeof(BlockNumber));
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+			head = h->next;
+			if (!bs_mask_empty(&h->live))
+				ntids += scan_block(index, buf, h, keys, nkeys, so->hashcxt, pos, tbm);
+			ReleaseBuffer(buf);
+			CHECK_FOR_INTERRUPTS();
+		}
+	}
+	MemoryContextSwitchTo(old);
+	return ntids;
+}

@@ -1,0 +1,136 @@
+/*
+ * bf_slice.h
+ *		Bit-sliced blocks of filters (the bloomslice index's math): no
+ *		PostgreSQL header, unit-tested in test/core.
+ *
+ * A block holds up to BS_C filters of one geometry transposed: slice j is
+ * a BS_C-bit word array (BS_WORDS uint64 words, native byte order) whose
+ * bit c says whether the filter in column c has bit j set.  A key's
+ * answer for a block is the AND of the slices at its k positions; a
+ * superset query's answer is the AND of the slices at q's set bits (each
+ * an OR of the 2^shift slices that fold onto the bit when the block's
+ * filters are larger than q).
+ */
+#ifndef BF_SLICE_H
+#define BF_SLICE_H
+
+#include "bf_core.h"
+
+#define BS_C			512		/* filters per block */
+#define BS_WORDS		(BS_C / 64)
+#define BS_SLICE_BYTES	(BS_C / 8)
+
+/* A C-bit word array: a slice, or a set of columns. */
+typedef struct bs_mask
+{
+	uint64_t	w[BS_WORDS];
+} bs_mask;
+
+static inline void
+bs_mask_fill(bs_mask *m, int ncols)
+{
+	for (int i = 0; i < BS_WORDS; i++)
+	{
+		int			lo = i * 64;
+
+		if (ncols >= lo + 64)
+			m->w[i] = ~UINT64_C(0);
+		else if (ncols <= lo)
+			m->w[i] = 0;
+		else
+			m->w[i] = (UINT64_C(1) << (ncols - lo)) - 1;
+	}
+}
+
+static inline void
+bs_mask_and(bs_mask *acc, const uint64_t *slice)
+{
+	for (int i = 0; i < BS_WORDS; i++)
+		acc->w[i] &= slice[i];
+}
+
+static inline void
+bs_mask_or(bs_mask *acc, const uint64_t *slice)
+{
+	for (int i = 0; i < BS_WORDS; i++)
+		acc->w[i] |= slice[i];
+}
+
+static inline bool
+bs_mask_empty(const bs_mask *m)
+{
+	uint64_t	x = 0;
+
+	for (int i = 0; i < BS_WORDS; i++)
+		x |= m->w[i];
+	return x == 0;
+}
+
+static inline bool
+bs_mask_test(const bs_mask *m, int c)
+{
+	return (m->w[c >> 6] >> (c & 63)) & 1;
+}
+
+static inline void
+bs_mask_set(bs_mask *m, int c)
+{
+	m->w[c >> 6] |= UINT64_C(1) << (c & 63);
+}
+
+static inline void
+bs_mask_clear(bs_mask *m, int c)
+{
+	m->w[c >> 6] &= ~(UINT64_C(1) << (c & 63));
+}
+
+extern int	bs_mask_count(const bs_mask *m);
+
+/*
+ * Writes columns cols[0 .. n-1] of slices [s0, s0 + ns) (slices: ns *
+ * BS_WORDS words) from filters[i], whose bits (nbits of them, the portable
+ * format's byte order) become column cols[i].  Each written column is
+ * cleared first, so a column left half-written by a crash is overwritten,
+ * never ORed into.
+ */
+extern void bs_transpose(uint64_t *slices, uint64_t s0, uint32_t ns,
+						 const uint8_t *const *filters, const int *cols, int n,
+						 uint64_t nbits);
+
+/*
+ * Reads column c of slices [0, nbits) back into a filter's bits (nbits / 8
+ * bytes, zeroed first): the inverse of bs_transpose, for tests and checks.
+ */
+extern void bs_untranspose(const uint64_t *slices, uint64_t nbits, int c,
+						   uint8_t *bits);
+
+/*
+ * The positions a superset test reads for q (bits of qnbits) in filters of
+ * nbits bits, of the given layout, both of one compatible geometry:
+ * writes q's set bits, folded to nbits when q is larger, into pos (sorted,
+ * at most max); returns their count, or -1 if more than max.  When the
+ * filters are larger than q (*shift > 0), each position p stands for the
+ * 2^shift slices bs_fold_slice(layout, p, shift, i) for i < 2^shift.
+ */
+extern int64_t bs_superset_positions(int layout, uint64_t nbits, const uint8_t *qbits,
+									 uint64_t qnbits, uint64_t *pos, int64_t max,
+									 int *shift);
+
+/* The i-th slice of a larger filter that folds onto bit p (see above). */
+static inline uint64_t
+bs_fold_slice(int layout, uint64_t p, int shift, uint64_t i)
+{
+	if (layout == BF_LAYOUT_BLOCKED)
+	{
+		uint64_t	blk = p / BF_BLOCK_BITS,
+					off = p % BF_BLOCK_BITS;
+
+		return ((blk << shift) + i) * BF_BLOCK_BITS + off;
+	}
+	return (p << shift) + i;
+}
+
+/* Sorts n positions in place, and drops duplicates; returns the new n. */
+extern int	bs_sort_unique(uint64_t *pos, int n);
+
+#endif							/* BF_SLICE_H */

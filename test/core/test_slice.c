@@ -1,0 +1,220 @@
+/*
+ * test_slice.c
+ *		Unit tests of the bit-sliced blocks: transposing filters into
+ *		slices and back, a probe's AND of slices against a probe of each
+ *		filter, and a superset test's slices against bf_is_superset after
+ *		folding, over both layouts and folded sizes.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bf_slice.h"
+#include "test_slice.h"
+
+static int *g_passed,
+		   *g_failed;
+
+static void
+tcheck(bool ok, const char *name)
+{
+	if (ok)
+		(*g_passed)++;
+	else
+	{
+		(*g_failed)++;
+		printf("FAIL %s\n", name);
+	}
+}
+
+static uint64_t rng = 88172645463325252ULL;
+
+static uint64_t
+next_rand(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+/* n random filters of a geometry, each with nkeys keys */
+static uint8_t **
+make_filters(int layout, uint64_t nbits, int k, int n, int nkeys, bf_view *views)
+{
+	uint8_t   **bufs = malloc(sizeof(uint8_t *) * (size_t) n);
+
+	for (int i = 0; i < n; i++)
+	{
+		bufs[i] = calloc(1, bf_buffer_size(nbits));
+		bf_init(bufs[i], layout, k, 7, nbits);
+		bf_view_of(bufs[i], &views[i]);
+		for (int j = 0; j < nkeys; j++)
+			bf_insert_hash(&views[i], next_rand());
+	}
+	return bufs;
+}
+
+static void
+test_transpose_roundtrip(int layout, uint64_t nbits, int n)
+{
+	bf_view    *v = malloc(sizeof(bf_view) * (size_t) n);
+	uint8_t   **bufs = make_filters(layout, nbits, 5, n, (int) (nbits / 16), v);
+	const uint8_t **bits = malloc(sizeof(uint8_t *) * (size_t) n);
+	int		   *cols = malloc(sizeof(int) * (size_t) n);
+	uint64_t   *slices = malloc(nbits * BS_SLICE_BYTES);
+	uint8_t    *back = malloc(nbits / 8);
+	bool		ok = true;
+
+	/* garbage first: a written column must not keep any of it */
+	for (uint64_t i = 0; i < nbits * BS_WORDS; i++)
+		slices[i] = next_rand();
+	for (int i = 0; i < n; i++)
+	{
+		bits[i] = v[i].bits;
+		cols[i] = (int) ((i * 37) % BS_C);	/* scattered columns */
+	}
+	/* in pieces of 100 slices, as pages hold them */
+	for (uint64_t s0 = 0; s0 < nbits; s0 += 100)
+		bs_transpose(slices + s0 * BS_WORDS, s0, 100, bits, cols, n, nbits);
+	for (int i = 0; i < n && ok; i++)
+	{
+		bs_untranspose(slices, nbits, cols[i], back);
+		ok = memcmp(back, v[i].bits, nbits / 8) == 0;
+	}
+	tcheck(ok, "slice: transpose then untranspose gives each filter back");
+
+	/* probes: the AND of a key's slices is each filter's probe */
+	ok = true;
+	for (int t = 0; t < 2000 && ok; t++)
+	{
+		uint64_t	h = next_rand();
+		uint64_t	pos[BF_MAX_HASHES];
+		bs_mask		m;
+
+		bf_positions(layout, nbits, 5, h, pos);
+		bs_mask_fill(&m, BS_C);
+		for (int j = 0; j < 5; j++)
+			bs_mask_and(&m, slices + pos[j] * BS_WORDS);
+		for (int i = 0; i < n; i++)
+			if (bs_mask_test(&m, cols[i]) != bf_probe_hash(&v[i], h))
+				ok = false;
+	}
+	tcheck(ok, "slice: the AND of a key's slices equals each filter's probe");
+
+	for (int i = 0; i < n; i++)
+		free(bufs[i]);
+	free(bufs);
+	free(v);
+	free(bits);
+	free(cols);
+	free(slices);
+	free(back);
+}
+
+/*
+ * Superset tests through slices against bf_is_superset after folding both
+ * to the common size, with q of qnbits against filters of nbits.
+ */
+static void
+test_superset(int layout, uint64_t nbits, uint64_t qnbits)
+{
+	int			n = 200;
+	bf_view    *v = malloc(sizeof(bf_view) * (size_t) n);
+	uint8_t   **bufs = make_filters(layout, nbits, 3, n, (int) (nbits / 6), v);
+	const uint8_t **bits = malloc(sizeof(uint8_t *) * (size_t) n);
+	int		   *cols = malloc(sizeof(int) * (size_t) n);
+	uint64_t   *slices = calloc(nbits, BS_SLICE_BYTES);
+	uint64_t   *pos = malloc(sizeof(uint64_t) * qnbits);
+	bool		ok = true;
+	int			nsup = 0;
+
+	for (int i = 0; i < n; i++)
+	{
+		bits[i] = v[i].bits;
+		cols[i] = i;
+	}
+	bs_transpose(slices, 0, (uint32_t) nbits, bits, cols, n, nbits);
+	for (int t = 0; t < 40; t++)
+	{
+		uint8_t    *qb = calloc(1, bf_buffer_size(qnbits));
+		bf_view		q;
+		int			shift;
+		int64_t		np;
+		bs_mask		m;
+		int			nkeys = t % 4 == 0 ? 0 : 1 + t % 5;
+
+		bf_init(qb, layout, 3, 7, qnbits);
+		bf_view_of(qb, &q);
+		/* q: keys of filter t (a superset there), or random keys */
+		rng = 1000 + (uint64_t) t;
+		for (int j = 0; j < nkeys; j++)
+			bf_insert_hash(&q, next_rand());
+		if (t % 3 == 0 && qnbits == nbits)
+			memcpy(q.bits, v[t].bits, nbits / 8);
+		np = bs_superset_positions(layout, nbits, q.bits, qnbits, pos,
+								   (int64_t) qnbits, &shift);
+		bs_mask_fill(&m, BS_C);
+		for (int64_t j = 0; j < np; j++)
+		{
+			bs_mask		o = {{0}};
+
+			for (uint64_t i = 0; i < (UINT64_C(1) << shift); i++)
+				bs_mask_or(&o, slices + bs_fold_slice(layout, pos[j], shift, i) * BS_WORDS);
+			bs_mask_and(&m, o.w);
+		}
+		for (int i = 0; i < n; i++)
+		{
+			uint64_t	common = nbits < qnbits ? nbits : qnbits;
+			uint8_t    *a = calloc(1, bf_buffer_size(common));
+			uint8_t    *b = calloc(1, bf_buffer_size(common));
+			bf_view		av,
+						bv;
+			bool		want;
+
+			bf_init(a, layout, 3, 7, common);
+			bf_init(b, layout, 3, 7, common);
+			bf_view_of(a, &av);
+			bf_view_of(b, &bv);
+			bf_fold_or(&av, &v[i]);
+			bf_fold_or(&bv, &q);
+			want = bf_is_superset(&av, &bv);
+			nsup += want;
+			if (np < 0 || bs_mask_test(&m, i) != want)
+				ok = false;
+			free(a);
+			free(b);
+		}
+		free(qb);
+	}
+	tcheck(ok, "slice: a superset test through slices equals bf_is_superset after folding");
+	tcheck(nsup > 0, "slice: the superset tests include supersets");
+	for (int i = 0; i < n; i++)
+		free(bufs[i]);
+	free(bufs);
+	free(v);
+	free(bits);
+	free(cols);
+	free(slices);
+	free(pos);
+}
+
+void
+test_slice_run(int *passed, int *failed)
+{
+	bs_mask		m;
+
+	g_passed = passed;
+	g_failed = failed;
+	bs_mask_fill(&m, 70);
+	tcheck(bs_mask_count(&m) == 70 && bs_mask_test(&m, 69) && !bs_mask_test(&m, 70),
+		   "slice: a mask of the first 70 columns");
+	test_transpose_roundtrip(BF_LAYOUT_CLASSIC, 4096, BS_C);
+	test_transpose_roundtrip(BF_LAYOUT_BLOCKED, 8192, 300);
+	test_transpose_roundtrip(BF_LAYOUT_CLASSIC, 1600, 17);
+	test_superset(BF_LAYOUT_CLASSIC, 2048, 2048);
+	test_superset(BF_LAYOUT_CLASSIC, 4096, 1024);
+	test_superset(BF_LAYOUT_CLASSIC, 1024, 4096);
+	test_superset(BF_LAYOUT_BLOCKED, 2048, 2048);
+	test_superset(BF_LAYOUT_BLOCKED, 4096, 1024);
+	test_superset(BF_LAYOUT_BLOCKED, 1024, 4096);
+}
