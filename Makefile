@@ -24,7 +24,7 @@ REGRESS = bloom_basics bloom_families bloom_combine bloom_estimates \
 	bloom_sizing bloom_fpr bloom_io bloom_errors bloom_agg \
 	bloom_gist bloom_gist_memory bloom_planner bloom_security bloom_counting bloom_window \
 	bloom_scalable bloom_batch bloom_order bloom_equality bloom_caches \
-	bloom_gin
+	bloom_gin bloom_comments
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CONFIG ?= pg_config
