@@ -63,6 +63,9 @@ class Block:
         self.skip = skip
 
 
+shown_only = []
+
+
 def parse(lines):
     blocks = []
     section = "(top)"
@@ -94,6 +97,8 @@ def parse(lines):
             while j < n and lines[j].strip() != "```":
                 j += 1
             body = [l[len(indent):] if l.startswith(indent) else l for l in lines[i + 1:j]]
+            if lang == "" and j > i + 1 and re.match(r"^(=#|SELECT |CREATE |EXPLAIN )", body[0]):
+                shown_only.append((section, i + 1, body[0][:60]))
             if lang == "sql":
                 # an output block right after?
                 k = j + 1
@@ -205,7 +210,7 @@ def main():
             ran += 1
             if b.shown is None:
                 # no output shown: it must at least not fail
-                if re.search(r"^(psql:<stdin>:\d+: )?ERROR:", out, re.M) and "ERROR" not in b.sql:
+                if re.search(r"^(psql:<stdin>:\d+: )?ERROR:", out, re.M):
                     failed += 1
                     print("FAIL README.md:%d (%s): the block raised an error and shows no output:\n%s"
                           % (b.line, name, out))
@@ -234,6 +239,10 @@ def main():
     print("README blocks not run (marked skip), with the reason:")
     for b, why in skipped:
         print("  README.md:%d (%s): %s" % (b.line, b.section, why))
+    print("README blocks with SQL that are shown, not run (not ```sql blocks):")
+    for sec, line, first in shown_only:
+        if only is None or sec == only:
+            print("  README.md:%d (%s): %s" % (line, sec, first))
     print("readme_test: %d sql blocks run, %d outputs compared, %d failed, %d skipped"
           % (ran, checked, failed, len(skipped)))
     return 1 if failed else 0
