@@ -19,6 +19,14 @@ Convention (README.md says it too, in a comment at its top):
   a preloaded library, an hour of work) is marked, with the reason, by
       <!-- readme-test: skip REASON -->
   just before it; skipped blocks are listed in this script's output.
+- Several databases: a line "-- in NAME" in a ```sql block switches to the
+  database NAME (\\c NAME), which is created empty the first time and kept
+  for the sections after it (the cookbook's shop and warehouse), then
+  dropped at the end with the roles the README creates.  Hosts written
+  NAME.internal (host 'warehouse.internal' of a foreign server,
+  host=warehouse.internal of a dblink connection string) are rewritten to
+  this server's host and port: the "remote" databases are on the same
+  server.
 - Other blocks (```sh, ``` with a psql prompt "=#") are shown, not run.
 
 Usage:
@@ -35,6 +43,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README = os.path.join(ROOT, "README.md")
@@ -131,14 +140,42 @@ def psql(args, stdin=None):
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
 
 
+named_dbs = []
+
+
+def server_address():
+    r = psql(["-At", "-d", "postgres", "-c",
+              "SELECT coalesce(host(inet_server_addr()), split_part(current_setting('unix_socket_directories'), ',', 1)), current_setting('port')"])
+    host, port = r.stdout.strip().split("|")
+    return host, port
+
+
+def localize(sql, host, port):
+    sql = re.sub(r"host '\w+\.internal'", "host '%s', port '%s'" % (host, port), sql)
+    sql = re.sub(r"host=\w+\.internal", "host=%s port=%s" % (host, port), sql)
+    out = []
+    for line in sql.split("\n"):
+        m = re.match(r"^-- in (\w+)", line)
+        if m:
+            name = m.group(1)
+            if name not in named_dbs:
+                psql(["-d", "postgres", "-c", "DROP DATABASE IF EXISTS %s" % name])
+                psql(["-d", "postgres", "-c", "CREATE DATABASE %s" % name])
+                named_dbs.append(name)
+            out.append("\\c %s" % name)
+        out.append(line)
+    return "\n".join(out)
+
+
 def run_section(db, blocks):
+    host, port = server_address()
     script = ["\\pset footer off", "SET client_min_messages = warning;"]
     if not any(re.search(r"CREATE EXTENSION (IF NOT EXISTS )?bloomfilter", b.sql, re.I) for b in blocks):
         script.append("CREATE EXTENSION bloomfilter;")
     script.append("RESET client_min_messages;")
     for b in blocks:
         script.append("\\echo " + MARK)
-        script.append(b.sql)
+        script.append(localize(b.sql, host, port))
         # a block's last statement may lack its semicolon in prose; never
         # let it swallow the marker
         script.append(";")
@@ -204,7 +241,9 @@ def main():
         if r.returncode != 0:
             print(r.stdout)
             return 2
+        t0 = time.time()
         outs = run_section(db, torun)
+        print("section %-60s %5.1f s" % (name[:60], time.time() - t0))
         psql(["-d", "postgres", "-c", "DROP DATABASE IF EXISTS %s" % db])
         for b, out in zip(torun, outs):
             ran += 1
@@ -229,6 +268,11 @@ def main():
                 print("--- actual")
                 print("\n".join(pretty(out)))
                 print("---")
+
+    for name in named_dbs:
+        psql(["-d", "postgres", "-c", "DROP DATABASE IF EXISTS %s" % name])
+    for role in sorted(set(re.findall(r"CREATE ROLE (\w+)", "\n".join(b.sql for b in blocks)))):
+        psql(["-d", "postgres", "-c", "DROP ROLE IF EXISTS %s" % role])
 
     if update and replacements:
         for start, end, new in sorted(replacements, reverse=True):
