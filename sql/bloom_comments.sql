@@ -89,3 +89,26 @@ RESET ROLE;
 \c :regress_db
 DROP DATABASE bloom_trusted_db;
 DROP ROLE bloom_db_owner;
+
+-- The probe operators' estimator reads only bloomfilters.  Attached to an
+-- operator over other types (a superuser may; on servers older than the
+-- rule that non-built-in estimators need one, anyone could), it gives the
+-- default 1% instead of reading unvalidated bytes as a filter.
+CREATE FUNCTION plan_rows(q text) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE j json;
+BEGIN
+  EXECUTE 'EXPLAIN (FORMAT JSON) ' || q INTO j;
+  RETURN (j -> 0 -> 'Plan' ->> 'Plan Rows')::bigint;
+END $$;
+CREATE FUNCTION bytea_has(bytea, int) RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS 'BEGIN RETURN true; END';
+CREATE OPERATOR @> (LEFTARG = bytea, RIGHTARG = int, FUNCTION = bytea_has, RESTRICT = bloomfilter_contsel);
+CREATE TABLE est_t AS SELECT g AS x FROM generate_series(1, 1000) g;
+ANALYZE est_t;
+SELECT bloom_agg(g)::text AS f100 FROM generate_series(1, 100) g \gset
+SELECT plan_rows($$SELECT * FROM est_t WHERE '\x424c4d4601000207ffffffffffffffff'::bytea @> x$$) AS rows_bytea_operand,
+       plan_rows($$SELECT * FROM est_t WHERE 'BLMF garbage'::bytea @> x$$) AS rows_text_bytes,
+       plan_rows(format('SELECT * FROM est_t WHERE %L::bloomfilter @> x', :'f100')) AS rows_filter_of_100;
+DROP OPERATOR @> (bytea, int);
+DROP FUNCTION bytea_has(bytea, int);
+DROP FUNCTION plan_rows(text);
+DROP TABLE est_t;
