@@ -27,6 +27,7 @@ Convention (README.md says it too, in a comment at its top):
   host=warehouse.internal of a dblink connection string) are rewritten to
   this server's host and port: the "remote" databases are on the same
   server.
+- No two sections create a table of the same name (checked).
 - Other blocks (```sh, ``` with a psql prompt "=#") are shown, not run.
 
 Usage:
@@ -226,6 +227,17 @@ def main():
         sections[-1][1].append(b)
 
     failed = checked = ran = 0
+
+    # no two sections create a table of the same name, so that a reader who
+    # runs the whole README in one database meets no collision
+    creator = {}
+    for b in blocks:
+        for t in re.findall(r"CREATE (?:FOREIGN )?TABLE (?:IF NOT EXISTS )?(\w+)", b.sql, re.I):
+            if t in creator and creator[t][0] != b.section:
+                failed += 1
+                print("FAIL README.md:%d (%s): creates table %s, which README.md:%d (%s) creates too"
+                      % (b.line, b.section, t, creator[t][1], creator[t][0]))
+            creator.setdefault(t, (b.section, b.line))
     skipped = []
     replacements = []
     for idx, (name, sblocks) in enumerate(sections):
