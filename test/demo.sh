@@ -16,4 +16,4 @@ export PG_CONFIG=/usr/lib/postgresql/$PGVER/bin/pg_config
 bash test/deps.sh --main
 make >/dev/null
 $SUDO make install >/dev/null
-pg_virtualenv -t psql -X -f test/demo.sql
+pg_virtualenv -v "$PGVER" -t psql -X -f test/demo.sql
