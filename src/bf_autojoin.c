@@ -405,8 +405,7 @@ find_candidate(PlannerInfo *root, RelOptInfo *frel, const RemoteShare *rs,
 		{
 			EquivalenceMember *em = (EquivalenceMember *) lfirst(lc2);
 
-			if (em->em_is_child || em->em_is_const ||
-				!bms_is_empty(em->em_nullable_relids))
+			if (em->em_is_child || em->em_is_const || bf_member_nulled(em))
 				continue;
 			if ((fvar = column_of(em->em_expr, frel->relid)) != NULL)
 			{
@@ -421,7 +420,7 @@ find_candidate(PlannerInfo *root, RelOptInfo *frel, const RemoteShare *rs,
 			EquivalenceMember *em = (EquivalenceMember *) lfirst(lc2);
 
 			if (em == fm || em->em_is_child || em->em_is_const ||
-				!bms_is_empty(em->em_nullable_relids) ||
+				bf_member_nulled(em) ||
 				bms_membership(em->em_relids) != BMS_SINGLETON)
 				continue;
 			consider(root, frel, rs, fvar, bms_singleton_member(em->em_relids),
@@ -441,7 +440,7 @@ find_candidate(PlannerInfo *root, RelOptInfo *frel, const RemoteShare *rs,
 
 		if (rinfo->is_pushed_down || rinfo->pseudoconstant ||
 			rinfo->mergeopfamilies == NIL || !IsA(rinfo->clause, OpExpr) ||
-			!bms_is_empty(rinfo->nullable_relids))
+			bf_restriction_nulled(rinfo))
 			continue;
 		op = (OpExpr *) rinfo->clause;
 		if (list_length(op->args) != 2)

@@ -307,6 +307,8 @@ bloom_autojoin_plan_filter_query(PlannerInfo *root, const BloomObjects *bo,
 	q->canSetTag = true;
 	q->hasAggs = true;
 	q->rtable = list_make1(orte);
+	/* the subquery reads the table as the user's query does, as its user */
+	bf_copy_rte_permissions(orte, root->parse, q);
 	rtr = makeNode(RangeTblRef);
 	rtr->rtindex = 1;
 	q->jointree = makeFromExpr(list_make1(rtr),
@@ -323,7 +325,7 @@ bloom_autojoin_plan_filter_query(PlannerInfo *root, const BloomObjects *bo,
 	bloom_autojoin_depth++;
 	PG_TRY();
 	{
-		subroot = subquery_planner(root->glob, q, root, false, 0.0);
+		subroot = bf_subquery_planner(root->glob, q, root, false, 0.0);
 	}
 	PG_FINALLY();
 	{
@@ -431,8 +433,7 @@ add_clause(PlannerInfo *root, RelOptInfo *rel, Expr *clause, double sel,
 		return false;
 	if (is_filterable_foreign(root, rel, bo, &tuple_cost))
 	{
-		RestrictInfo *rinfo = make_restrictinfo(root, clause, true, false, false,
-												0, NULL, NULL, NULL);
+		RestrictInfo *rinfo = bf_make_simple_restrictinfo(root, clause);
 
 		/*
 		 * Our estimate, which knows the filter's keys; the operator's own

@@ -267,9 +267,9 @@ discover(Oid fn_oid, Oid indexoid, int attno, GeoSink *sink)
 	}
 	ScanKeyEntryInitialize(&skey, 0, attno, GIN_STRAT_DISCOVER, InvalidOid,
 						   InvalidOid, InvalidOid, PointerGetDatum(sink));
-	scan = index_beginscan_bitmap(idx, ActiveSnapshotSet() ?
-								  GetActiveSnapshot() : GetTransactionSnapshot(),
-								  1);
+	scan = bf_index_beginscan_bitmap(idx, ActiveSnapshotSet() ?
+									 GetActiveSnapshot() : GetTransactionSnapshot(),
+									 1);
 	index_rescan(scan, &skey, 1, NULL, 0);
 	tbm = tbm_create(64 * 1024L, NULL);
 	(void) index_getbitmap(scan, tbm);

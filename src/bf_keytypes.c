@@ -291,9 +291,16 @@ extended_hash_proc(Oid typid)
 /*
  * What the bytes of an extension's type may depend on beyond the value: its
  * stored bytes may hold text in the database encoding, and its hash may fold
- * case under the database's locale (citext).  Both go into the signature,
- * so that such a filter moved to a database where they differ is refused as
- * another family instead of answering false.
+ * case under the database's locale (citext).  All of it goes into the
+ * signature, so that such a filter moved to a database where any differs is
+ * refused as another family instead of answering false: the encoding, the
+ * ctype, and the default collation's provider and its locale.  The builtin
+ * provider (17) folds case by its own tables, not by ctype ("C" only ASCII
+ * letters, "C.UTF-8" all of Unicode), so a libc database and a builtin one
+ * of the same ctype fold 'É' differently.  ICU tailoring rules (16) change
+ * how strings collate, which a hash built on sort keys would follow.  A
+ * libc database, and an ICU one without rules, keep the signature they had
+ * before 17, so that stored filters stay usable after an upgrade.
  */
 static void
 append_database_context(StringInfo sig)
@@ -310,12 +317,21 @@ append_database_context(StringInfo sig)
 	d = SysCacheGetAttr(DATABASEOID, tup, Anum_pg_database_datctype, &isnull);
 	if (!isnull)
 		appendStringInfo(sig, "/%s", TextDatumGetCString(d));
-	if (db->datlocprovider == COLLPROVIDER_ICU)
+	if (db->datlocprovider == COLLPROVIDER_ICU ||
+		db->datlocprovider == COLLPROVIDER_BUILTIN)
 	{
-		d = SysCacheGetAttr(DATABASEOID, tup, Anum_pg_database_daticulocale, &isnull);
-		if (!isnull)
-			appendStringInfo(sig, "/icu:%s", TextDatumGetCString(d));
+		d = SysCacheGetAttr(DATABASEOID, tup, BF_Anum_pg_database_locale, &isnull);
+		appendStringInfo(sig, "/%s:%s",
+						 db->datlocprovider == COLLPROVIDER_ICU ? "icu" : "builtin",
+						 isnull ? "" : TextDatumGetCString(d));
 	}
+	else if (db->datlocprovider != COLLPROVIDER_LIBC)
+		appendStringInfo(sig, "/provider-%c", db->datlocprovider);
+#ifdef BF_HAVE_DATICURULES
+	d = SysCacheGetAttr(DATABASEOID, tup, Anum_pg_database_daticurules, &isnull);
+	if (!isnull)
+		appendStringInfo(sig, "/icurules:%s", TextDatumGetCString(d));
+#endif
 	ReleaseSysCache(tup);
 }
 

@@ -144,7 +144,7 @@ sbloom_from_bytes(const uint8 *data, size_t len, int sqlstate)
 	return s;
 }
 
-static pg_attribute_noreturn() void
+pg_noreturn static void
 damaged(size_t len)
 {
 	ereport(ERROR,
@@ -357,7 +357,7 @@ scalablebloom_from_bloomfilter(PG_FUNCTION_ARGS)
 
 /* ---- adding ---- */
 
-static pg_attribute_noreturn() void
+pg_noreturn static void
 report_cannot_grow(bfs_grow g, const Sbloom *s)
 {
 	const bfs_entry *last = &s->e[s->h.nfilters - 1];

@@ -16,6 +16,8 @@
 
 #include "postgres.h"
 
+#include "bf_compat.h"
+
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "nodes/nodes.h"
@@ -48,8 +50,8 @@ extern struct varlena *bloomfilter_from_bytes(const uint8 *data, size_t len,
 											  int sqlstate);
 
 /* Reports a failed validation as an ERROR. */
-extern void bloomfilter_report_invalid(bf_status st, const uint8 *data,
-									   size_t len, int sqlstate) pg_attribute_noreturn();
+pg_noreturn extern void bloomfilter_report_invalid(bf_status st, const uint8 *data,
+												   size_t len, int sqlstate);
 
 /*
  * Decodes a datum that is already a bloomfilter (read-only).  The header
@@ -152,8 +154,8 @@ extern void bloom_size_for(int layout, int64 capacity, double fpr,
 						   uint64 *nbits, int *hashes);
 
 /* ERROR saying why filters a and b cannot be combined (what: "union" ...). */
-extern void bloom_report_incompatible(bf_compat c, const char *what,
-									  const bf_view *a, const bf_view *b) pg_attribute_noreturn();
+pg_noreturn extern void bloom_report_incompatible(bf_compat c, const char *what,
+												  const bf_view *a, const bf_view *b);
 
 /*
  * WARNING if a union's rate is far past its inputs' (the union folded a

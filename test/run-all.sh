@@ -11,6 +11,8 @@ cd "$(dirname "$0")/.."
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
 export PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
+# the tests build with warnings as errors (the default make does not)
+export WERROR=1
 
 bash test/deps.sh
 

@@ -7,7 +7,8 @@
  */
 #include "bf_core.h"
 
-static const char enc_table[64] =
+/* 64 characters and the string literal's NUL */
+static const char enc_table[65] =
 "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 /* -1 for characters outside the alphabet */

@@ -1,0 +1,251 @@
+#!/bin/bash
+# Builds and tests bloomfilter against another PostgreSQL major version in
+# a Debian chroot made with debootstrap from Debian's own archive:
+# trixie has PostgreSQL 17, sid has 18.  As root.
+#
+# Usage:
+#   bash test/chroot.sh prepare SUITE       create the chroot (or refresh its
+#                                           packages) in $CHROOT_ROOT/SUITE
+#   bash test/chroot.sh build SUITE [DIR]   compile-check a checkout or
+#                                           worktree (default: this one)
+#                                           with -Werror, nothing installed
+#   bash test/chroot.sh test SUITE [DIR] [regress|tap|TAP-file...]
+#                                           build with -Werror, install into
+#                                           the chroot's server, run
+#                                           pg_regress and/or TAP (default
+#                                           both)
+#   bash test/chroot.sh shell SUITE         a shell inside, with the mounts
+#
+# Environment: CHROOT_ROOT (default /work/chroots), DEBIAN_MIRROR (default:
+# the deb.debian.org mirror), PGVER (default: the suite's default
+# PostgreSQL major, from its postgresql metapackage).
+#
+# The chroot has no default cluster (create_main_cluster = false), a
+# policy-rc.d that stops package scripts from starting services, and LANG
+# C.UTF-8.  proc, sys, dev, dev/pts and dev/shm are mounted in a private
+# mount namespace (unshare) only while a command runs, so they disappear
+# with it even if it is killed, and several commands can use one chroot at
+# once.  The checkout is copied into the chroot (a directory of its own per
+# run, removed after), never bind-mounted, so the tests cannot write into
+# it and a build inside does not leave objects of another PostgreSQL in it.
+#
+# Exit status: 0 success, 1 a build or test failed, 3 the chroot could not
+# be prepared (archive unreachable, packages not installable).
+set -euo pipefail
+
+CHROOT_ROOT=${CHROOT_ROOT:-/work/chroots}
+DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+here=$(cd "$(dirname "$0")/.." && pwd)
+
+usage() {
+	sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//' >&2
+	exit 2
+}
+
+[ $# -ge 2 ] || usage
+cmd=$1
+suite=$2
+shift 2
+root=$CHROOT_ROOT/$suite
+
+if [ "$(id -u)" != 0 ]; then
+	echo "chroot.sh: must run as root (debootstrap, chroot, mount)" >&2
+	exit 2
+fi
+
+# inside SCRIPT [VAR=value...]: runs a shell script inside the chroot, with
+# the kernel file systems mounted in a mount namespace of its own.
+inside() {
+	local script=$1
+	shift
+	unshare --mount --propagation private -- /bin/bash -c '
+		set -e
+		root=$1
+		script=$2
+		shift 2
+		mount -t proc proc "$root/proc"
+		mount -t sysfs sys "$root/sys"
+		mount --rbind /dev "$root/dev"
+		mount -t devpts -o newinstance,ptmxmode=0666 devpts "$root/dev/pts" 2>/dev/null || true
+		mount -t tmpfs -o mode=1777 shm "$root/dev/shm"
+		status=0
+		env -i HOME=/root LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=dumb \
+			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+			DEBIAN_FRONTEND=noninteractive "$@" \
+			chroot "$root" /bin/bash -c "$script" || status=$?
+		umount "$root/dev/shm" 2>/dev/null || true
+		umount -l "$root/dev" 2>/dev/null || true
+		umount "$root/sys" 2>/dev/null || true
+		umount "$root/proc" 2>/dev/null || true
+		exit $status
+	' inside "$root" "$script" "$@"
+}
+
+pgver_of_chroot() {
+	if [ -n "${PGVER:-}" ]; then
+		echo "$PGVER"
+		return
+	fi
+	local v
+	v=$(ls -d "$root"/usr/lib/postgresql/[0-9]* 2>/dev/null | sed 's,.*/,,' | sort -n | tail -1)
+	if [ -z "$v" ]; then
+		echo "chroot.sh: no PostgreSQL in $root (run: bash test/chroot.sh prepare $suite)" >&2
+		exit 3
+	fi
+	echo "$v"
+}
+
+prepare() {
+	if ! command -v debootstrap >/dev/null; then
+		apt-get install -y -q debootstrap >/dev/null || {
+			echo "chroot.sh: cannot install debootstrap" >&2
+			exit 3
+		}
+	fi
+	if [ ! -x "$root/usr/bin/apt-get" ]; then
+		echo "chroot.sh: debootstrap --variant=minbase $suite $root"
+		rm -rf "$root"
+		mkdir -p "$root"
+		if ! debootstrap --variant=minbase "$suite" "$root" "$DEBIAN_MIRROR" \
+			>"$CHROOT_ROOT/$suite.debootstrap.log" 2>&1; then
+			tail -5 "$CHROOT_ROOT/$suite.debootstrap.log" >&2
+			echo "chroot.sh: debootstrap of $suite failed (log: $CHROOT_ROOT/$suite.debootstrap.log)" >&2
+			rm -rf "$root"
+			exit 3
+		fi
+	fi
+	# package scripts must not start services inside the chroot
+	printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
+	chmod 755 "$root/usr/sbin/policy-rc.d"
+	cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+	# sid's Release file is valid for a week only; a mirror that serves a
+	# snapshot older than that is still the archive we test against
+	echo 'Acquire::Check-Valid-Until "false";' >"$root/etc/apt/apt.conf.d/99bloomfilter-test"
+
+	script='
+		set -e
+		apt_get() { apt-get -q -y -o Dpkg::Options::=--force-confold --no-install-recommends "$@"; }
+		apt-get -q update
+		apt_get dist-upgrade
+		# postgresql-common first, so that no cluster is created when
+		# the server package is installed
+		apt_get install postgresql-common
+		sed -i -e "/^#* *create_main_cluster *=/d" /etc/postgresql-common/createcluster.conf
+		echo "create_main_cluster = false" >>/etc/postgresql-common/createcluster.conf
+		v=${PGVER:-$(apt-cache depends postgresql | sed -n "s/.*Depends: postgresql-\([0-9][0-9]*\)$/\1/p" | head -1)}
+		[ -n "$v" ] || { echo "no postgresql metapackage in this suite" >&2; exit 1; }
+		echo "PostgreSQL $v"
+		apt_get install build-essential "postgresql-$v" "postgresql-server-dev-$v" \
+			libxxhash-dev libipc-run-perl
+		apt-get clean
+	' && inside "$script" PGVER="${PGVER:-}" || {
+		echo "chroot.sh: installing the packages in $suite failed" >&2
+		exit 3
+	}
+	echo "chroot.sh: $root ready: PostgreSQL $(pgver_of_chroot), $(chroot "$root" gcc -dumpfullversion 2>/dev/null | sed 's/^/gcc /')"
+}
+
+# Copies a checkout's files (not .git, not build products) into a fresh
+# directory inside the chroot; prints its path inside the chroot.
+copy_in() {
+	local src=$1 dir
+	dir=$(mktemp -d "$root/tmp/bloomfilter.XXXXXX")
+	(cd "$src" && tar -c --exclude=.git --exclude='*.o' --exclude='*.so' --exclude='*.bc' \
+		--exclude=results --exclude=tmp_check --exclude=log \
+		--exclude=regression.diffs --exclude=regression.out .) | tar -x -C "$dir"
+	chmod 755 "$dir"
+	echo "${dir#"$root"}"
+}
+
+build() {
+	local src=${1:-$here} v dir status=0
+	v=$(pgver_of_chroot)
+	dir=$(copy_in "$src")
+	script='
+		set -e
+		cd "$BUILD"
+		make -k -s WERROR=1 PG_CONFIG=/usr/lib/postgresql/$PGVER/bin/pg_config 2>&1
+	' && inside "$script" BUILD="$dir" PGVER="$v" || status=$?
+	rm -rf "${root:?}$dir"
+	if [ $status = 0 ]; then
+		echo "chroot.sh: $src builds with -Werror against PostgreSQL $v ($suite)"
+	else
+		echo "chroot.sh: $src does NOT build against PostgreSQL $v ($suite)" >&2
+	fi
+	return $status
+}
+
+run_tests() {
+	local src=$here v dir status=0 what=()
+	if [ $# -gt 0 ] && [ -d "$1" ]; then
+		src=$1
+		shift
+	fi
+	what=("$@")
+	[ ${#what[@]} -gt 0 ] || what=(regress tap)
+	v=$(pgver_of_chroot)
+	dir=$(copy_in "$src")
+	chown -R postgres: "$root$dir" 2>/dev/null ||
+		chroot "$root" chown -R postgres: "$dir"
+	# one port per run, so that runs in several chroots do not collide
+	local port=$((20000 + RANDOM % 20000))
+	script='
+		set -e
+		cd "$BUILD"
+		export PG_CONFIG=/usr/lib/postgresql/$PGVER/bin/pg_config
+		bin=/usr/lib/postgresql/$PGVER/bin
+		as_pg() { runuser -u postgres -- "$@"; }
+		as_pg make -s WERROR=1 2>&1
+		make -s install >/dev/null
+		failed=0
+		tap=()
+		for w in $WHAT; do
+			case $w in
+			regress)
+				echo "=== PostgreSQL $PGVER: pg_regress"
+				data=$BUILD/tmp_regress
+				as_pg $bin/initdb -D "$data" -U postgres --no-sync -E UTF8 --locale=C.UTF-8 >/dev/null
+				as_pg $bin/pg_ctl -D "$data" -w -l "$BUILD/regress-server.log" \
+					-o "-p $PORT -k /tmp -c listen_addresses=" start >/dev/null
+				if as_pg make -s installcheck PGHOST=/tmp PGPORT=$PORT PGUSER=postgres; then
+					echo "=== PostgreSQL $PGVER: pg_regress: ok"
+				else
+					[ -f regression.diffs ] && cat regression.diffs
+					echo "=== PostgreSQL $PGVER: pg_regress: FAILED"
+					failed=1
+				fi
+				as_pg $bin/pg_ctl -D "$data" -m immediate stop >/dev/null || true
+				;;
+			tap) tap+=(test/t/*.pl) ;;
+			*) tap+=("$w") ;;
+			esac
+		done
+		if [ ${#tap[@]} -gt 0 ]; then
+			echo "=== PostgreSQL $PGVER: TAP"
+			if bash test/tap.sh "${tap[@]}"; then
+				echo "=== PostgreSQL $PGVER: TAP: ok"
+			else
+				echo "=== PostgreSQL $PGVER: TAP: FAILED"
+				failed=1
+			fi
+		fi
+		exit $failed
+	' && inside "$script" BUILD="$dir" PGVER="$v" PORT="$port" WHAT="${what[*]}" || status=$?
+	if [ $status = 0 ] || [ -z "${KEEP_FAILED:-}" ]; then
+		rm -rf "${root:?}$dir"
+	else
+		echo "chroot.sh: kept $root$dir" >&2
+	fi
+	return $status
+}
+
+case $cmd in
+	prepare) prepare ;;
+	build) build "$@" ;;
+	test) run_tests "$@" ;;
+	shell)
+		[ -d "$root/usr" ] || { echo "chroot.sh: no chroot at $root" >&2; exit 3; }
+		inside 'exec bash -i'
+		;;
+	*) usage ;;
+esac
