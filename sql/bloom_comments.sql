@@ -23,6 +23,9 @@ LEFT JOIN pg_proc p ON d.classid = 'pg_proc'::regclass AND p.oid = d.objid
 WHERE d.deptype = 'e'
   AND (p.oid IS NULL
        OR p.proname !~ '^(bloomfilter|countingbloom|scalablebloom|bloomwindow|gbloomfilter|gbloom_key)_')
+  -- a type's implicit array type (a member of the extension since 17)
+  AND NOT (d.classid = 'pg_type'::regclass
+           AND EXISTS (SELECT 1 FROM pg_type e WHERE e.typarray = d.objid))
   AND NOT EXISTS (SELECT 1 FROM pg_description c
                   WHERE c.classoid = d.classid AND c.objoid = d.objid AND c.objsubid = 0
                     AND c.description <> '')
