@@ -23,7 +23,7 @@ SELECT string_agg(p.proname, ', ' ORDER BY p.proname) FILTER (WHERE p.provolatil
        count(*) FILTER (WHERE p.proparallel <> 's') AS not_parallel_safe,
        string_agg(p.proname, ', ' ORDER BY p.proname) FILTER (WHERE NOT p.proisstrict
            AND p.proname NOT LIKE 'bloom%agg%' AND p.proname NOT LIKE 'bloom_add%'
-           AND p.proname NOT LIKE 'bloomfilter_%agg%' AND p.proname NOT IN ('gbloom_options')
+           AND p.proname NOT LIKE 'bloomfilter_%agg%' AND p.proname NOT IN ('bloomfilter_gist_options')
            AND p.proname NOT IN ('cbloom_add', 'cbloom_remove', 'cbloom_agg', 'bloom_window_add', 'sbloom_agg')
            AND p.proname NOT LIKE 'countingbloom_%agg%'
            AND p.proname NOT LIKE 'bloomwindow_%agg%'

@@ -475,54 +475,54 @@ CREATE TYPE @extschema@.gbloomfilter (
 	STORAGE = plain
 );
 
-CREATE FUNCTION @extschema@.gbloom_consistent(internal, @extschema@.bloomfilter, smallint, oid, internal)
+CREATE FUNCTION @extschema@.bloomfilter_gist_consistent(internal, @extschema@.bloomfilter, smallint, oid, internal)
 	RETURNS boolean
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION @extschema@.gbloom_union(internal, internal)
+	AS 'MODULE_PATHNAME', 'gbloom_consistent' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomfilter_gist_union(internal, internal)
 	RETURNS @extschema@.gbloomfilter
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION @extschema@.gbloom_compress(internal)
+	AS 'MODULE_PATHNAME', 'gbloom_union' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomfilter_gist_compress(internal)
 	RETURNS internal
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION @extschema@.gbloom_decompress(internal)
+	AS 'MODULE_PATHNAME', 'gbloom_compress' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomfilter_gist_decompress(internal)
 	RETURNS internal
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION @extschema@.gbloom_penalty(internal, internal, internal)
+	AS 'MODULE_PATHNAME', 'gbloom_decompress' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomfilter_gist_penalty(internal, internal, internal)
 	RETURNS internal
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION @extschema@.gbloom_picksplit(internal, internal)
+	AS 'MODULE_PATHNAME', 'gbloom_penalty' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomfilter_gist_picksplit(internal, internal)
 	RETURNS internal
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION @extschema@.gbloom_same(@extschema@.gbloomfilter, @extschema@.gbloomfilter, internal)
+	AS 'MODULE_PATHNAME', 'gbloom_picksplit' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomfilter_gist_same(@extschema@.gbloomfilter, @extschema@.gbloomfilter, internal)
 	RETURNS internal
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION @extschema@.gbloom_options(internal)
+	AS 'MODULE_PATHNAME', 'gbloom_same' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomfilter_gist_options(internal)
 	RETURNS void
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'gbloom_options' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 -- col @> x (through gbloom_key), col @>> q
 CREATE OPERATOR CLASS @extschema@.bloomfilter_gist_ops
 	DEFAULT FOR TYPE @extschema@.bloomfilter USING gist AS
 	OPERATOR 1 @extschema@.@> (@extschema@.bloomfilter, @extschema@.gbloom_key),
 	OPERATOR 3 @extschema@.@>> (@extschema@.bloomfilter, @extschema@.bloomfilter),
-	FUNCTION 1 @extschema@.gbloom_consistent(internal, @extschema@.bloomfilter, smallint, oid, internal),
-	FUNCTION 2 @extschema@.gbloom_union(internal, internal),
-	FUNCTION 3 @extschema@.gbloom_compress(internal),
-	FUNCTION 4 @extschema@.gbloom_decompress(internal),
-	FUNCTION 5 @extschema@.gbloom_penalty(internal, internal, internal),
-	FUNCTION 6 @extschema@.gbloom_picksplit(internal, internal),
-	FUNCTION 7 @extschema@.gbloom_same(@extschema@.gbloomfilter, @extschema@.gbloomfilter, internal),
-	FUNCTION 10 @extschema@.gbloom_options(internal),
+	FUNCTION 1 @extschema@.bloomfilter_gist_consistent(internal, @extschema@.bloomfilter, smallint, oid, internal),
+	FUNCTION 2 @extschema@.bloomfilter_gist_union(internal, internal),
+	FUNCTION 3 @extschema@.bloomfilter_gist_compress(internal),
+	FUNCTION 4 @extschema@.bloomfilter_gist_decompress(internal),
+	FUNCTION 5 @extschema@.bloomfilter_gist_penalty(internal, internal, internal),
+	FUNCTION 6 @extschema@.bloomfilter_gist_picksplit(internal, internal),
+	FUNCTION 7 @extschema@.bloomfilter_gist_same(@extschema@.gbloomfilter, @extschema@.gbloomfilter, internal),
+	FUNCTION 10 @extschema@.bloomfilter_gist_options(internal),
 	STORAGE @extschema@.gbloomfilter;
 
 -- =====================================================================
 -- Index support (bloomslice): a bit-sliced access method, src/bf_slice_*.c
 -- =====================================================================
 
-CREATE FUNCTION @extschema@.bloomslice_handler(internal) RETURNS index_am_handler
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomfilter_slice_handler(internal) RETURNS index_am_handler
+	AS 'MODULE_PATHNAME', 'bloomslice_handler' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
-CREATE ACCESS METHOD bloomslice TYPE INDEX HANDLER @extschema@.bloomslice_handler;
+CREATE ACCESS METHOD bloomslice TYPE INDEX HANDLER @extschema@.bloomfilter_slice_handler;
 COMMENT ON ACCESS METHOD bloomslice IS 'Bit-sliced index of bloomfilter columns: which stored filters may hold a key (col @> x), which are supersets of a filter (col @>> q)';
 
 -- col @> x (through gbloom_key, as GiST), col @>> q
@@ -1323,3 +1323,204 @@ CREATE OPERATOR CLASS @extschema@.scalablebloom_btree_ops
 	OPERATOR 5 @extschema@.> (@extschema@.scalablebloom, @extschema@.scalablebloom),
 	FUNCTION 1 @extschema@.bloom_cmp(@extschema@.scalablebloom, @extschema@.scalablebloom),
 	FUNCTION 4 pg_catalog.btequalimage(oid);
+
+-- ---------------------------------------------------------------------
+-- What each object does, for \dT+, \df+, \da+, \do+, \dC+, \dAc+ and \dx+
+-- (a COMMENT ON every user-facing object; sql/bloom_comments.sql fails
+-- when one lacks it).  Naming rule: a function whose name starts with the
+-- name of one of the extension's types and an underscore (bloomfilter_,
+-- countingbloom_, scalablebloom_, bloomwindow_, gbloomfilter_,
+-- gbloom_key_) is internal support: type I/O, casts, aggregate steps,
+-- index and planner support.  Every other object is user-facing.  Objects
+-- added later get their COMMENT beside their definition.
+-- ---------------------------------------------------------------------
+
+-- types
+COMMENT ON TYPE @extschema@.gbloom_key IS 'A probe key boxed with its type: the right side of the index conditions the planner writes for col @> x and col @>> q; no text input';
+COMMENT ON TYPE @extschema@.gbloomfilter IS 'Internal: the GiST index''s key (a signature, or a leaf''s filter)';
+
+-- constructors
+COMMENT ON FUNCTION @extschema@.bloom_empty(bigint, float8, text, bigint) IS 'Empty Bloom filter sized for capacity distinct keys at false-positive rate fpr (layout ''blocked'' or ''classic'', hash seed)';
+COMMENT ON FUNCTION @extschema@.bloom_empty_bits(bigint, int, text, bigint) IS 'Empty Bloom filter of an explicit number of bits and hashes';
+
+-- adding and probing
+COMMENT ON FUNCTION @extschema@.bloom_add(@extschema@.bloomfilter, anycompatible) IS 'A copy of the filter with the key added (operator +); a NULL key leaves it as it is';
+COMMENT ON FUNCTION @extschema@.bloom_add_all(@extschema@.bloomfilter, anyarray) IS 'A copy of the filter with every non-NULL element of the array added';
+COMMENT ON FUNCTION @extschema@.bloom_contains(@extschema@.bloomfilter, anycompatible) IS 'May the key be in the filter? true: maybe, false: certainly not (operator @>)';
+COMMENT ON FUNCTION @extschema@.bloom_contained_in(anycompatible, @extschema@.bloomfilter) IS 'May the key be in the filter? (operator <@, key on the left)';
+COMMENT ON FUNCTION @extschema@.bloom_contains_all(@extschema@.bloomfilter, anyarray) IS 'bloom_contains for every element of the array, probed as a batch, in an array of the same shape';
+COMMENT ON FUNCTION @extschema@.bloom_filter_array(@extschema@.bloomfilter, anyarray) IS 'The elements of the array that may be in the filter, in order, without NULLs';
+COMMENT ON OPERATOR @extschema@.+ (@extschema@.bloomfilter, anycompatible) IS 'key added (bloom_add)';
+COMMENT ON OPERATOR @extschema@.@> (@extschema@.bloomfilter, anycompatible) IS 'filter may contain key (bloom_contains)';
+COMMENT ON OPERATOR @extschema@.<@ (anycompatible, @extschema@.bloomfilter) IS 'key may be in filter (bloom_contained_in)';
+
+-- combining
+COMMENT ON FUNCTION @extschema@.bloom_union(@extschema@.bloomfilter, @extschema@.bloomfilter) IS 'Filter of the keys of either (operator |); power-of-two sizes are folded to the smaller';
+COMMENT ON FUNCTION @extschema@.bloom_intersect(@extschema@.bloomfilter, @extschema@.bloomfilter) IS 'Filter of the keys of both (operator &): the bits ANDed';
+COMMENT ON FUNCTION @extschema@.bloom_contains_filter(@extschema@.bloomfilter, @extschema@.bloomfilter) IS 'Is every bit of the second filter set in the first? (superset screening, operator @>>)';
+COMMENT ON FUNCTION @extschema@.bloom_contained_in_filter(@extschema@.bloomfilter, @extschema@.bloomfilter) IS 'Is every bit of the first filter set in the second? (operator <<@)';
+COMMENT ON OPERATOR @extschema@.| (@extschema@.bloomfilter, @extschema@.bloomfilter) IS 'union (bloom_union)';
+COMMENT ON OPERATOR @extschema@.& (@extschema@.bloomfilter, @extschema@.bloomfilter) IS 'intersection (bloom_intersect)';
+COMMENT ON OPERATOR @extschema@.@>> (@extschema@.bloomfilter, @extschema@.bloomfilter) IS 'every bit of the right filter is set in the left (bloom_contains_filter)';
+COMMENT ON OPERATOR @extschema@.<<@ (@extschema@.bloomfilter, @extschema@.bloomfilter) IS 'every bit of the left filter is set in the right (bloom_contained_in_filter)';
+
+-- inspecting, estimating, sizing
+COMMENT ON FUNCTION @extschema@.bloom_info(@extschema@.bloomfilter) IS 'Layout, size, hashes, seed, key family, keys added, bits set, estimated cardinality and false-positive rate of a filter';
+COMMENT ON FUNCTION @extschema@.bloom_cardinality(@extschema@.bloomfilter) IS 'Estimated number of distinct keys in the filter';
+COMMENT ON FUNCTION @extschema@.bloom_fpr(@extschema@.bloomfilter) IS 'Probability that a key not in the set probes true, given the bits set now';
+COMMENT ON FUNCTION @extschema@.bloom_union_cardinality(@extschema@.bloomfilter, @extschema@.bloomfilter) IS 'Estimated size of the union of two filters'' sets';
+COMMENT ON FUNCTION @extschema@.bloom_intersection_cardinality(@extschema@.bloomfilter, @extschema@.bloomfilter) IS 'Estimated size of the intersection of two filters'' sets';
+COMMENT ON FUNCTION @extschema@.bloom_jaccard(@extschema@.bloomfilter, @extschema@.bloomfilter) IS 'Estimated Jaccard similarity (intersection / union) of two filters'' sets';
+COMMENT ON FUNCTION @extschema@.bloom_optimal_bits(bigint, float8) IS 'Textbook bits for capacity keys at rate fpr: ceil(-n ln p / (ln 2)^2)';
+COMMENT ON FUNCTION @extschema@.bloom_optimal_hashes(bigint, bigint) IS 'Textbook number of hashes for bits and capacity: round(m/n ln 2), 1 to 32';
+COMMENT ON FUNCTION @extschema@.bloom_expected_fpr(bigint, integer, bigint) IS 'Textbook false-positive rate of m bits and k hashes after n keys: (1 - e^(-kn/m))^k';
+
+-- aggregates
+COMMENT ON AGGREGATE @extschema@.bloom_agg(anyelement) IS 'Bloom filter of the non-NULL values, sized for their distinct count at bloomfilter.default_fpr';
+COMMENT ON AGGREGATE @extschema@.bloom_agg(anyelement, bigint, float8) IS 'Bloom filter of the non-NULL values, sized as bloom_empty(capacity, fpr)';
+COMMENT ON AGGREGATE @extschema@.bloom_union_agg(@extschema@.bloomfilter) IS 'Union of the filters';
+COMMENT ON AGGREGATE @extschema@.bloom_intersect_agg(@extschema@.bloomfilter) IS 'Intersection of the filters';
+
+-- comparing, ordering, hashing whole values (every type)
+COMMENT ON FUNCTION @extschema@.bloom_eq(@extschema@.bloomfilter, @extschema@.bloomfilter) IS 'Identical filters (operator =)';
+COMMENT ON FUNCTION @extschema@.bloom_ne(@extschema@.bloomfilter, @extschema@.bloomfilter) IS 'Not identical filters (operator <>)';
+COMMENT ON FUNCTION @extschema@.bloom_lt(@extschema@.bloomfilter, @extschema@.bloomfilter) IS 'Sorts before, by stored bytes (operator <)';
+COMMENT ON FUNCTION @extschema@.bloom_le(@extschema@.bloomfilter, @extschema@.bloomfilter) IS 'Sorts before or equal, by stored bytes (operator <=)';
+COMMENT ON FUNCTION @extschema@.bloom_gt(@extschema@.bloomfilter, @extschema@.bloomfilter) IS 'Sorts after, by stored bytes (operator >)';
+COMMENT ON FUNCTION @extschema@.bloom_ge(@extschema@.bloomfilter, @extschema@.bloomfilter) IS 'Sorts after or equal, by stored bytes (operator >=)';
+COMMENT ON FUNCTION @extschema@.bloom_cmp(@extschema@.bloomfilter, @extschema@.bloomfilter) IS '-1, 0 or 1 by stored bytes (btree support)';
+COMMENT ON FUNCTION @extschema@.bloom_hash(@extschema@.bloomfilter) IS '32-bit hash of the stored bytes (hash index support)';
+COMMENT ON FUNCTION @extschema@.bloom_hash_extended(@extschema@.bloomfilter, bigint) IS '64-bit seeded hash of the stored bytes (hash index support)';
+COMMENT ON FUNCTION @extschema@.bloom_eq(@extschema@.countingbloom, @extschema@.countingbloom) IS 'Identical counting filters (operator =)';
+COMMENT ON FUNCTION @extschema@.bloom_ne(@extschema@.countingbloom, @extschema@.countingbloom) IS 'Not identical counting filters (operator <>)';
+COMMENT ON FUNCTION @extschema@.bloom_lt(@extschema@.countingbloom, @extschema@.countingbloom) IS 'Sorts before, by stored bytes (operator <)';
+COMMENT ON FUNCTION @extschema@.bloom_le(@extschema@.countingbloom, @extschema@.countingbloom) IS 'Sorts before or equal, by stored bytes (operator <=)';
+COMMENT ON FUNCTION @extschema@.bloom_gt(@extschema@.countingbloom, @extschema@.countingbloom) IS 'Sorts after, by stored bytes (operator >)';
+COMMENT ON FUNCTION @extschema@.bloom_ge(@extschema@.countingbloom, @extschema@.countingbloom) IS 'Sorts after or equal, by stored bytes (operator >=)';
+COMMENT ON FUNCTION @extschema@.bloom_cmp(@extschema@.countingbloom, @extschema@.countingbloom) IS '-1, 0 or 1 by stored bytes (btree support)';
+COMMENT ON FUNCTION @extschema@.bloom_hash(@extschema@.countingbloom) IS '32-bit hash of the stored bytes (hash index support)';
+COMMENT ON FUNCTION @extschema@.bloom_hash_extended(@extschema@.countingbloom, bigint) IS '64-bit seeded hash of the stored bytes (hash index support)';
+COMMENT ON FUNCTION @extschema@.bloom_eq(@extschema@.bloomwindow, @extschema@.bloomwindow) IS 'Identical windows (operator =)';
+COMMENT ON FUNCTION @extschema@.bloom_ne(@extschema@.bloomwindow, @extschema@.bloomwindow) IS 'Not identical windows (operator <>)';
+COMMENT ON FUNCTION @extschema@.bloom_lt(@extschema@.bloomwindow, @extschema@.bloomwindow) IS 'Sorts before, by stored bytes (operator <)';
+COMMENT ON FUNCTION @extschema@.bloom_le(@extschema@.bloomwindow, @extschema@.bloomwindow) IS 'Sorts before or equal, by stored bytes (operator <=)';
+COMMENT ON FUNCTION @extschema@.bloom_gt(@extschema@.bloomwindow, @extschema@.bloomwindow) IS 'Sorts after, by stored bytes (operator >)';
+COMMENT ON FUNCTION @extschema@.bloom_ge(@extschema@.bloomwindow, @extschema@.bloomwindow) IS 'Sorts after or equal, by stored bytes (operator >=)';
+COMMENT ON FUNCTION @extschema@.bloom_cmp(@extschema@.bloomwindow, @extschema@.bloomwindow) IS '-1, 0 or 1 by stored bytes (btree support)';
+COMMENT ON FUNCTION @extschema@.bloom_hash(@extschema@.bloomwindow) IS '32-bit hash of the stored bytes (hash index support)';
+COMMENT ON FUNCTION @extschema@.bloom_hash_extended(@extschema@.bloomwindow, bigint) IS '64-bit seeded hash of the stored bytes (hash index support)';
+COMMENT ON FUNCTION @extschema@.bloom_eq(@extschema@.scalablebloom, @extschema@.scalablebloom) IS 'Identical scalable filters (operator =)';
+COMMENT ON FUNCTION @extschema@.bloom_ne(@extschema@.scalablebloom, @extschema@.scalablebloom) IS 'Not identical scalable filters (operator <>)';
+COMMENT ON FUNCTION @extschema@.bloom_lt(@extschema@.scalablebloom, @extschema@.scalablebloom) IS 'Sorts before, by stored bytes (operator <)';
+COMMENT ON FUNCTION @extschema@.bloom_le(@extschema@.scalablebloom, @extschema@.scalablebloom) IS 'Sorts before or equal, by stored bytes (operator <=)';
+COMMENT ON FUNCTION @extschema@.bloom_gt(@extschema@.scalablebloom, @extschema@.scalablebloom) IS 'Sorts after, by stored bytes (operator >)';
+COMMENT ON FUNCTION @extschema@.bloom_ge(@extschema@.scalablebloom, @extschema@.scalablebloom) IS 'Sorts after or equal, by stored bytes (operator >=)';
+COMMENT ON FUNCTION @extschema@.bloom_cmp(@extschema@.scalablebloom, @extschema@.scalablebloom) IS '-1, 0 or 1 by stored bytes (btree support)';
+COMMENT ON FUNCTION @extschema@.bloom_hash(@extschema@.scalablebloom) IS '32-bit hash of the stored bytes (hash index support)';
+COMMENT ON FUNCTION @extschema@.bloom_hash_extended(@extschema@.scalablebloom, bigint) IS '64-bit seeded hash of the stored bytes (hash index support)';
+COMMENT ON OPERATOR @extschema@.= (@extschema@.bloomfilter, @extschema@.bloomfilter) IS 'identical values';
+COMMENT ON OPERATOR @extschema@.<> (@extschema@.bloomfilter, @extschema@.bloomfilter) IS 'not identical values';
+COMMENT ON OPERATOR @extschema@.< (@extschema@.bloomfilter, @extschema@.bloomfilter) IS 'sorts before (by stored bytes, not a subset order)';
+COMMENT ON OPERATOR @extschema@.<= (@extschema@.bloomfilter, @extschema@.bloomfilter) IS 'sorts before or equal (by stored bytes)';
+COMMENT ON OPERATOR @extschema@.> (@extschema@.bloomfilter, @extschema@.bloomfilter) IS 'sorts after (by stored bytes)';
+COMMENT ON OPERATOR @extschema@.>= (@extschema@.bloomfilter, @extschema@.bloomfilter) IS 'sorts after or equal (by stored bytes)';
+COMMENT ON OPERATOR CLASS @extschema@.bloomfilter_btree_ops USING btree IS 'Default btree class of bloomfilter: ORDER BY, DISTINCT, merge joins, unique constraints';
+COMMENT ON OPERATOR FAMILY @extschema@.bloomfilter_btree_ops USING btree IS 'Default btree family of bloomfilter';
+COMMENT ON OPERATOR CLASS @extschema@.bloomfilter_hash_ops USING hash IS 'Default hash class of bloomfilter: hashed GROUP BY, hash joins, PARTITION BY HASH';
+COMMENT ON OPERATOR FAMILY @extschema@.bloomfilter_hash_ops USING hash IS 'Default hash family of bloomfilter';
+COMMENT ON CAST (@extschema@.bloomfilter AS bytea) IS 'The portable bytes of the bloomfilter (src/core/FORMAT.md)';
+COMMENT ON CAST (bytea AS @extschema@.bloomfilter) IS 'A bloomfilter from its portable bytes, every field and the checksum validated';
+COMMENT ON OPERATOR @extschema@.= (@extschema@.countingbloom, @extschema@.countingbloom) IS 'identical values';
+COMMENT ON OPERATOR @extschema@.<> (@extschema@.countingbloom, @extschema@.countingbloom) IS 'not identical values';
+COMMENT ON OPERATOR @extschema@.< (@extschema@.countingbloom, @extschema@.countingbloom) IS 'sorts before (by stored bytes, not a subset order)';
+COMMENT ON OPERATOR @extschema@.<= (@extschema@.countingbloom, @extschema@.countingbloom) IS 'sorts before or equal (by stored bytes)';
+COMMENT ON OPERATOR @extschema@.> (@extschema@.countingbloom, @extschema@.countingbloom) IS 'sorts after (by stored bytes)';
+COMMENT ON OPERATOR @extschema@.>= (@extschema@.countingbloom, @extschema@.countingbloom) IS 'sorts after or equal (by stored bytes)';
+COMMENT ON OPERATOR CLASS @extschema@.countingbloom_btree_ops USING btree IS 'Default btree class of countingbloom: ORDER BY, DISTINCT, merge joins, unique constraints';
+COMMENT ON OPERATOR FAMILY @extschema@.countingbloom_btree_ops USING btree IS 'Default btree family of countingbloom';
+COMMENT ON OPERATOR CLASS @extschema@.countingbloom_hash_ops USING hash IS 'Default hash class of countingbloom: hashed GROUP BY, hash joins, PARTITION BY HASH';
+COMMENT ON OPERATOR FAMILY @extschema@.countingbloom_hash_ops USING hash IS 'Default hash family of countingbloom';
+COMMENT ON CAST (@extschema@.countingbloom AS bytea) IS 'The portable bytes of the countingbloom (src/core/FORMAT.md)';
+COMMENT ON CAST (bytea AS @extschema@.countingbloom) IS 'A countingbloom from its portable bytes, every field and the checksum validated';
+COMMENT ON OPERATOR @extschema@.= (@extschema@.bloomwindow, @extschema@.bloomwindow) IS 'identical values';
+COMMENT ON OPERATOR @extschema@.<> (@extschema@.bloomwindow, @extschema@.bloomwindow) IS 'not identical values';
+COMMENT ON OPERATOR @extschema@.< (@extschema@.bloomwindow, @extschema@.bloomwindow) IS 'sorts before (by stored bytes, not a subset order)';
+COMMENT ON OPERATOR @extschema@.<= (@extschema@.bloomwindow, @extschema@.bloomwindow) IS 'sorts before or equal (by stored bytes)';
+COMMENT ON OPERATOR @extschema@.> (@extschema@.bloomwindow, @extschema@.bloomwindow) IS 'sorts after (by stored bytes)';
+COMMENT ON OPERATOR @extschema@.>= (@extschema@.bloomwindow, @extschema@.bloomwindow) IS 'sorts after or equal (by stored bytes)';
+COMMENT ON OPERATOR CLASS @extschema@.bloomwindow_btree_ops USING btree IS 'Default btree class of bloomwindow: ORDER BY, DISTINCT, merge joins, unique constraints';
+COMMENT ON OPERATOR FAMILY @extschema@.bloomwindow_btree_ops USING btree IS 'Default btree family of bloomwindow';
+COMMENT ON OPERATOR CLASS @extschema@.bloomwindow_hash_ops USING hash IS 'Default hash class of bloomwindow: hashed GROUP BY, hash joins, PARTITION BY HASH';
+COMMENT ON OPERATOR FAMILY @extschema@.bloomwindow_hash_ops USING hash IS 'Default hash family of bloomwindow';
+COMMENT ON CAST (@extschema@.bloomwindow AS bytea) IS 'The portable bytes of the bloomwindow (src/core/FORMAT.md)';
+COMMENT ON CAST (bytea AS @extschema@.bloomwindow) IS 'A bloomwindow from its portable bytes, every field and the checksum validated';
+COMMENT ON OPERATOR @extschema@.= (@extschema@.scalablebloom, @extschema@.scalablebloom) IS 'identical values';
+COMMENT ON OPERATOR @extschema@.<> (@extschema@.scalablebloom, @extschema@.scalablebloom) IS 'not identical values';
+COMMENT ON OPERATOR @extschema@.< (@extschema@.scalablebloom, @extschema@.scalablebloom) IS 'sorts before (by stored bytes, not a subset order)';
+COMMENT ON OPERATOR @extschema@.<= (@extschema@.scalablebloom, @extschema@.scalablebloom) IS 'sorts before or equal (by stored bytes)';
+COMMENT ON OPERATOR @extschema@.> (@extschema@.scalablebloom, @extschema@.scalablebloom) IS 'sorts after (by stored bytes)';
+COMMENT ON OPERATOR @extschema@.>= (@extschema@.scalablebloom, @extschema@.scalablebloom) IS 'sorts after or equal (by stored bytes)';
+COMMENT ON OPERATOR CLASS @extschema@.scalablebloom_btree_ops USING btree IS 'Default btree class of scalablebloom: ORDER BY, DISTINCT, merge joins, unique constraints';
+COMMENT ON OPERATOR FAMILY @extschema@.scalablebloom_btree_ops USING btree IS 'Default btree family of scalablebloom';
+COMMENT ON OPERATOR CLASS @extschema@.scalablebloom_hash_ops USING hash IS 'Default hash class of scalablebloom: hashed GROUP BY, hash joins, PARTITION BY HASH';
+COMMENT ON OPERATOR FAMILY @extschema@.scalablebloom_hash_ops USING hash IS 'Default hash family of scalablebloom';
+COMMENT ON CAST (@extschema@.scalablebloom AS bytea) IS 'The portable bytes of the scalablebloom (src/core/FORMAT.md)';
+COMMENT ON CAST (bytea AS @extschema@.scalablebloom) IS 'A scalablebloom from its portable bytes, every field and the checksum validated';
+COMMENT ON CAST (@extschema@.countingbloom AS @extschema@.bloomfilter) IS 'The Bloom filter that answers as the counting filter (cbloom_to_bloom)';
+COMMENT ON CAST (@extschema@.bloomfilter AS @extschema@.scalablebloom) IS 'A scalable filter with the Bloom filter as its first sub-filter';
+
+-- indexes and the planner
+COMMENT ON FUNCTION @extschema@.gbloom_key(anyelement) IS 'The key boxed with its type: the right side of the GiST index condition the planner writes for col @> x';
+COMMENT ON FUNCTION @extschema@.gbloom_contains(@extschema@.bloomfilter, @extschema@.gbloom_key) IS 'bloom_contains(f, x) for a boxed key (operator @> of the index conditions)';
+COMMENT ON OPERATOR @extschema@.@> (@extschema@.bloomfilter, @extschema@.gbloom_key) IS 'filter may contain the boxed key (index condition of col @> x)';
+COMMENT ON OPERATOR CLASS @extschema@.bloomfilter_gist_ops USING gist IS 'GiST signature tree over Bloom filters: col @> x, x <@ col, col @>> q; for sparse filters and superset queries; option siglen';
+COMMENT ON OPERATOR FAMILY @extschema@.bloomfilter_gist_ops USING gist IS 'GiST family of bloomfilter_gist_ops';
+COMMENT ON OPERATOR FAMILY @extschema@.bloomfilter_slice_ops USING bloomslice IS 'bloomslice family of bloomfilter_slice_ops';
+
+-- counting filters
+COMMENT ON FUNCTION @extschema@.cbloom_to_bloom(@extschema@.countingbloom) IS 'The Bloom filter that answers as the counting filter (a counter above zero is a set bit)';
+COMMENT ON FUNCTION @extschema@.cbloom_empty(bigint, float8, text, bigint, integer) IS 'Empty counting filter for capacity keys at rate fpr, with 4- or 8-bit counters';
+COMMENT ON FUNCTION @extschema@.cbloom_empty_counters(bigint, integer, text, bigint, integer) IS 'Empty counting filter of an explicit number of counters and hashes';
+COMMENT ON FUNCTION @extschema@.cbloom_add(@extschema@.countingbloom, anycompatible) IS 'A copy with the key added (operator +)';
+COMMENT ON FUNCTION @extschema@.cbloom_remove(@extschema@.countingbloom, anycompatible) IS 'A copy with the key removed (operator -); unchanged if the key is surely absent; remove only keys you added';
+COMMENT ON FUNCTION @extschema@.cbloom_contains(@extschema@.countingbloom, anycompatible) IS 'May the key be in the counting filter? (operator @>)';
+COMMENT ON FUNCTION @extschema@.cbloom_contained_in(anycompatible, @extschema@.countingbloom) IS 'May the key be in the counting filter? (operator <@)';
+COMMENT ON FUNCTION @extschema@.cbloom_count(@extschema@.countingbloom, anycompatible) IS 'Smallest of the key''s counters: an upper bound of its count, 0 if surely absent';
+COMMENT ON FUNCTION @extschema@.cbloom_union(@extschema@.countingbloom, @extschema@.countingbloom) IS 'Counters summed, saturating (operator |)';
+COMMENT ON FUNCTION @extschema@.cbloom_info(@extschema@.countingbloom) IS 'Layout, counters, hashes, counter width, size, seed, key family, items, non-zero and saturated counters, estimated rate';
+COMMENT ON AGGREGATE @extschema@.cbloom_agg(anyelement, bigint, float8) IS 'Counting filter of the non-NULL values, 4-bit counters';
+COMMENT ON AGGREGATE @extschema@.cbloom_agg(anyelement, bigint, float8, integer) IS 'Counting filter of the non-NULL values, with 4- or 8-bit counters';
+COMMENT ON OPERATOR @extschema@.+ (@extschema@.countingbloom, anycompatible) IS 'key added (cbloom_add)';
+COMMENT ON OPERATOR @extschema@.- (@extschema@.countingbloom, anycompatible) IS 'key removed (cbloom_remove)';
+COMMENT ON OPERATOR @extschema@.@> (@extschema@.countingbloom, anycompatible) IS 'counting filter may contain key (cbloom_contains)';
+COMMENT ON OPERATOR @extschema@.<@ (anycompatible, @extschema@.countingbloom) IS 'key may be in counting filter (cbloom_contained_in)';
+COMMENT ON OPERATOR @extschema@.| (@extschema@.countingbloom, @extschema@.countingbloom) IS 'counters summed (cbloom_union)';
+
+-- sliding windows
+COMMENT ON FUNCTION @extschema@.bloom_window_empty(interval, int, bigint, float8, text, bigint) IS 'Empty window of the given width in buckets, each for capacity keys; fpr is the rate of a probe of the whole window';
+COMMENT ON FUNCTION @extschema@.bloom_window_add(@extschema@.bloomwindow, anycompatible, timestamptz) IS 'A copy with the key added to the bucket of time at (default now())';
+COMMENT ON FUNCTION @extschema@.bloom_window_contains(@extschema@.bloomwindow, anycompatible, timestamptz) IS 'May the key have been added within the window ending at time at (default now())?';
+COMMENT ON FUNCTION @extschema@.bloom_window_filter(@extschema@.bloomwindow, timestamptz) IS 'The union of the buckets live at time at, as one bloomfilter';
+COMMENT ON FUNCTION @extschema@.bloom_window_info(@extschema@.bloomwindow, timestamptz) IS 'One row per bucket: its span, keys added, bits set, estimates, and whether it is live at time at';
+COMMENT ON FUNCTION @extschema@.bloom_window_params(@extschema@.bloomwindow) IS 'Width, bucket width, buckets, layout, bits, hashes, seed, key family, size and newest bucket end of a window';
+COMMENT ON AGGREGATE @extschema@.bloom_window_agg(anyelement, timestamptz, interval) IS 'Window of the (key, time) rows: 6 buckets of 100000 keys at 1%';
+COMMENT ON AGGREGATE @extschema@.bloom_window_agg(anyelement, timestamptz, interval, integer, bigint, float8) IS 'Window of the (key, time) rows with the given buckets, capacity and rate';
+
+-- scalable filters
+COMMENT ON FUNCTION @extschema@.sbloom_empty(bigint, float8, integer, float8, text, bigint) IS 'Empty scalable filter: one sub-filter for initial_capacity keys; grows to keep the rate under fpr';
+COMMENT ON FUNCTION @extschema@.bloom_add(@extschema@.scalablebloom, anycompatible) IS 'A copy with the key added (operator +); grows when the last sub-filter is full';
+COMMENT ON FUNCTION @extschema@.bloom_add_all(@extschema@.scalablebloom, anyarray) IS 'A copy with every non-NULL element added';
+COMMENT ON FUNCTION @extschema@.bloom_contains(@extschema@.scalablebloom, anycompatible) IS 'May the key be in any sub-filter? (operator @>)';
+COMMENT ON FUNCTION @extschema@.bloom_contained_in(anycompatible, @extschema@.scalablebloom) IS 'May the key be in any sub-filter? (operator <@)';
+COMMENT ON FUNCTION @extschema@.bloom_union(@extschema@.scalablebloom, @extschema@.scalablebloom) IS 'The sub-filters of both (operator |): no key lost, rates add up';
+COMMENT ON FUNCTION @extschema@.bloom_info(@extschema@.scalablebloom) IS 'bloom_info''s columns over all sub-filters (sizes summed, rate combined)';
+COMMENT ON FUNCTION @extschema@.bloom_fpr(@extschema@.scalablebloom) IS 'Estimated false-positive rate over all sub-filters';
+COMMENT ON FUNCTION @extschema@.bloom_cardinality(@extschema@.scalablebloom) IS 'Estimated distinct keys, summed over the sub-filters';
+COMMENT ON FUNCTION @extschema@.sbloom_settings(@extschema@.scalablebloom) IS 'Target rate, growth, tightening, initial capacity, sub-filters and the bound on the rate';
+COMMENT ON FUNCTION @extschema@.sbloom_filters(@extschema@.scalablebloom) IS 'One row per sub-filter: level, capacity, target rate, size, keys, estimates';
+COMMENT ON AGGREGATE @extschema@.sbloom_agg(anyelement) IS 'Scalable filter of the non-NULL values (sized as bloom_agg, at a tightened rate) so that unions across shards keep the rate';
+COMMENT ON AGGREGATE @extschema@.bloom_union_agg(@extschema@.scalablebloom) IS 'Union of the scalable filters, independent of their order';
+COMMENT ON OPERATOR @extschema@.+ (@extschema@.scalablebloom, anycompatible) IS 'key added (bloom_add)';
+COMMENT ON OPERATOR @extschema@.@> (@extschema@.scalablebloom, anycompatible) IS 'scalable filter may contain key (bloom_contains)';
+COMMENT ON OPERATOR @extschema@.<@ (anycompatible, @extschema@.scalablebloom) IS 'key may be in scalable filter (bloom_contained_in)';
+COMMENT ON OPERATOR @extschema@.| (@extschema@.scalablebloom, @extschema@.scalablebloom) IS 'union (bloom_union)';

@@ -75,7 +75,7 @@ strip_key_box(Node *node)
  */
 static Selectivity
 probe_selectivity(PlannerInfo *root, Node *filter_expr, Node *key_expr,
-				  int varRelid)
+				  int varRelid, Oid bftype)
 {
 	Node	   *fnode = estimate_expression_value(root, filter_expr);
 	Const	   *fc;
@@ -89,6 +89,14 @@ probe_selectivity(PlannerInfo *root, Node *filter_expr, Node *key_expr,
 	VariableStatData vardata;
 	Selectivity sel;
 
+	/*
+	 * Only a bloomfilter is read as one: the estimator may be attached to an
+	 * operator over other types (by a superuser, or by anyone on servers
+	 * older than the rule that non-built-in estimators need a superuser),
+	 * and their bytes were never validated as a filter's.
+	 */
+	if (!OidIsValid(bftype) || getBaseType(exprType(filter_expr)) != bftype)
+		return BLOOM_DEFAULT_SEL;
 	if (!IsA(fnode, Const) || exprType(fnode) != exprType(filter_expr))
 		return BLOOM_DEFAULT_SEL;
 	fc = (Const *) fnode;
@@ -137,15 +145,20 @@ bloomfilter_contsel(PG_FUNCTION_ARGS)
 	char	   *name = get_opname(oper);
 	Node	   *left,
 			   *right;
+	Oid			bftype;
 
 	if (list_length(args) != 2 || name == NULL)
 		PG_RETURN_FLOAT8(BLOOM_DEFAULT_SEL);
 	left = (Node *) linitial(args);
 	right = (Node *) lsecond(args);
+	/* the type beside this function, not cached: the extension may be recreated */
+	bftype = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
+							 CStringGetDatum("bloomfilter"),
+							 ObjectIdGetDatum(get_func_namespace(fcinfo->flinfo->fn_oid)));
 	if (strcmp(name, "@>") == 0)
-		PG_RETURN_FLOAT8(probe_selectivity(root, left, right, varRelid));
+		PG_RETURN_FLOAT8(probe_selectivity(root, left, right, varRelid, bftype));
 	if (strcmp(name, "<@") == 0)
-		PG_RETURN_FLOAT8(probe_selectivity(root, right, left, varRelid));
+		PG_RETURN_FLOAT8(probe_selectivity(root, right, left, varRelid, bftype));
 	PG_RETURN_FLOAT8(BLOOM_DEFAULT_SEL);
 }
 
@@ -305,7 +318,10 @@ bloomfilter_support(PG_FUNCTION_ARGS)
 		req->selectivity = probe_selectivity(req->root,
 											 (Node *) list_nth(req->args, filterarg),
 											 (Node *) list_nth(req->args, 1 - filterarg),
-											 req->varRelid);
+											 req->varRelid,
+											 GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
+															 CStringGetDatum("bloomfilter"),
+															 ObjectIdGetDatum(get_func_namespace(fcinfo->flinfo->fn_oid))));
 		PG_RETURN_POINTER(req);
 	}
 

@@ -1,11 +1,23 @@
 #!/bin/bash
-# Installs what building and testing bloomfilter needs, from Debian's
-# packages.  Idempotent: on a machine that has everything it installs nothing.
+# Installs, from Debian's packages, what bloomfilter needs.
+#   bash test/deps.sh --main   what the main job (test/demo.sh) needs: a
+#                              compiler, the server, its dev package and
+#                              libxxhash-dev
+#   bash test/deps.sh          that and what the tests and benchmarks need
+#                              (test/run-all.sh)
+# PGVER picks the PostgreSQL major version (default 15).  Idempotent: on a
+# machine that has everything it installs nothing.
 set -euo pipefail
 
-PKGS="build-essential postgresql-15 postgresql-server-dev-15 postgresql-common
-libxxhash-dev libipc-run-perl libbloom-dev postgresql-15-hll
+V=${PGVER:-15}
+MAIN="build-essential postgresql-$V postgresql-server-dev-$V postgresql-common libxxhash-dev"
+TESTS="libipc-run-perl libbloom-dev postgresql-$V-hll python3
 clang-14 libclang-rt-14-dev valgrind iproute2"
+
+PKGS=$MAIN
+if [ "${1:-}" != --main ]; then
+	PKGS="$MAIN $TESTS"
+fi
 
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
@@ -20,7 +32,21 @@ done
 if [ -n "$missing" ]; then
 	echo "deps: installing$missing"
 	$SUDO apt-get update -q
-	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q $missing
+	# The server and its dev package are always named together, so that an
+	# older server already installed is upgraded to the headers' minor
+	# version: a module built against newer headers may not load into an
+	# older server (undefined symbol).
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q $missing postgresql-$V postgresql-server-dev-$V
 else
 	echo "deps: all present"
+fi
+
+# The same check for a machine whose server was installed otherwise.
+server=$(dpkg-query -W -f='${Version}' "postgresql-$V")
+headers=$(dpkg-query -W -f='${Version}' "postgresql-server-dev-$V")
+if [ "$server" != "$headers" ]; then
+	echo "deps: postgresql-$V is $server but postgresql-server-dev-$V is $headers; a module built" >&2
+	echo "      against newer headers may not load into an older server. Upgrade both:" >&2
+	echo "      apt-get install postgresql-$V postgresql-server-dev-$V" >&2
+	exit 1
 fi

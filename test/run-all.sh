@@ -2,7 +2,8 @@
 # Runs every test of bloomfilter on a fresh Debian 12 machine:
 #   dependencies (apt), warning-free build, core unit tests under
 #   ASan/UBSan, a short libFuzzer run, install, pg_regress on a throwaway
-#   cluster (pg_virtualenv), TAP tests that start several clusters.
+#   cluster (pg_virtualenv), the README's examples (test/readme_test.py),
+#   TAP tests that start several clusters.
 # Usage: bash test/run-all.sh      (as root, or a user with sudo)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,6 +49,7 @@ step "core unit tests (ASan/UBSan)" make check-core
 step "fuzzing the validators, text codec and filter operations (libFuzzer, 6 targets x 30 s)" \
 	env FUZZ_SECONDS="${FUZZ_SECONDS:-30}" bash test/fuzz/run.sh
 step "pg_regress" regress
+step "README examples run as shown (test/readme_test.py)" pg_virtualenv -t python3 test/readme_test.py
 step "TAP: multi-cluster Bloom-joins, sharding, shipping, version guard" bash test/tap.sh
 
 echo "tests: $passed passed, $failed failed"
