@@ -116,7 +116,7 @@ sub plan_of
 sub has_filter
 {
 	my ($plan) = @_;
-	return $plan =~ /InitPlan \d+ \(returns \$\d+\): bloom filter of .*, added by bloomfilter\.join_pushdown/
+	return $plan =~ /InitPlan \d+( \(returns \$\d+\))?: bloom filter of .*, added by bloomfilter\.join_pushdown/
 	  && $plan =~ /Remote SQL: .*OPERATOR\(public\.<@\) \$\d+::public\.bloomfilter/;
 }
 
