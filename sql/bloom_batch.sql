@@ -4,6 +4,11 @@
 -- in f.  Both must answer exactly as bloom_contains does element by element.
 --
 
+-- explain_neutral(): EXPLAIN printed alike by every PostgreSQL version
+\set ECHO none
+\i sql/explain_neutral.inc
+\set ECHO all
+
 -- Filters of several layouts, k and key families.  'int_k20' has k = 20
 -- (the batch loop for k above 16 is a shared one); 'int_big' is large
 -- enough to be stored out of line, so that calls on many rows read it
@@ -133,10 +138,10 @@ SELECT count(*) AS candidates,
 FROM t
 WHERE id = ANY ((SELECT bloom_filter_array(f, ARRAY(SELECT id FROM t WHERE id <= 3000))
 				 FROM bf WHERE name = 'int_blocked')::int[]);
-EXPLAIN (COSTS OFF)
+SELECT * FROM explain_neutral($$
 SELECT count(*) FROM t
 WHERE id = ANY ((SELECT bloom_filter_array(f, ARRAY(SELECT id FROM t WHERE id <= 3000))
-				 FROM bf WHERE name = 'int_blocked')::int[]);
+				 FROM bf WHERE name = 'int_blocked')::int[])$$);
 
 -- Family errors, as bloom_contains raises them: integer filter, text keys
 SELECT bloom_contains_all(f, ARRAY['1', '2']) FROM bf WHERE name = 'int_blocked';

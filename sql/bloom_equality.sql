@@ -35,6 +35,11 @@ CREATE EXTENSION citext;
 SET timezone = 'UTC';
 SET datestyle = 'ISO, MDY';
 
+-- explain_neutral(): EXPLAIN printed alike by every PostgreSQL version
+\set ECHO none
+\i sql/explain_neutral.inc
+\set ECHO all
+
 ----------------------------------------------------------------------
 -- Types and values the pairs use
 ----------------------------------------------------------------------
@@ -848,8 +853,8 @@ CREATE TABLE eq_par_j AS SELECT bloom_agg(j) AS f FROM eq_par;
 -- the serial and the parallel plan, and the one built under client_encoding
 -- UTF8, probed in a parallel plan (the probes run in the workers) and then
 -- in a serial one
-EXPLAIN (COSTS OFF)
-SELECT count(*) FILTER (WHERE NOT el <@ (SELECT f FROM eq_ser_el)) FROM eq_par;
+SELECT * FROM explain_neutral($$
+SELECT count(*) FILTER (WHERE NOT el <@ (SELECT f FROM eq_ser_el)) FROM eq_par$$);
 SELECT 'el' AS col,
        count(*) FILTER (WHERE NOT el <@ (SELECT f FROM eq_ser_el)) AS serial_built,
        count(*) FILTER (WHERE NOT el <@ (SELECT f FROM eq_par_el)) AS parallel_built,

@@ -3,6 +3,11 @@
 -- through the index, with exactly the rows a sequential scan gives.
 --
 
+-- explain_neutral(): EXPLAIN printed alike by every PostgreSQL version
+\set ECHO none
+\i sql/explain_neutral.inc
+\set ECHO all
+
 -- compare_plans(query) runs a query twice, with the index forced and with a
 -- sequential scan, and reports whether the first plan used an index scan,
 -- the row count of each, and how many rows differ between them (always 0).
@@ -105,7 +110,8 @@ RESET enable_bitmapscan;
 -- an index scan needs no recheck on a filter stored whole, and rechecks one
 -- stored as its signature on the table
 SET enable_bitmapscan = off;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT id FROM docs WHERE f @> 3000;
+SELECT * FROM explain_neutral($$SELECT id FROM docs WHERE f @> 3000$$,
+	'ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF');
 RESET enable_bitmapscan;
 
 RESET enable_seqscan;
@@ -116,7 +122,7 @@ RESET enable_seqscan;
 -- function
 CREATE TABLE probes AS SELECT k FROM generate_series(-20, 15600, 41) k;
 SET enable_seqscan = off;
-EXPLAIN (COSTS OFF) SELECT p.k, d.id FROM probes p, LATERAL (SELECT id FROM docs WHERE f @> p.k) d;
+SELECT * FROM explain_neutral($$SELECT p.k, d.id FROM probes p, LATERAL (SELECT id FROM docs WHERE f @> p.k) d$$);
 RESET enable_seqscan;
 SELECT * FROM compare_plans('SELECT p.k, d.id FROM probes p, LATERAL (SELECT id FROM docs WHERE f @> p.k) d');
 SELECT * FROM compare_plans('SELECT p.k, d.id FROM probes p, LATERAL (SELECT id FROM docs WHERE p.k::int8 <@ f) d');
@@ -209,7 +215,7 @@ FROM generate_series(1, 200) q;
 INSERT INTO fq VALUES (0, bloom_empty_bits(512, 3, 'classic', 1));
 
 SET enable_seqscan = off;
-EXPLAIN (COSTS OFF) SELECT id FROM fp WHERE f @>> (SELECT qf FROM fq WHERE q = 3);
+SELECT * FROM explain_neutral($$SELECT id FROM fp WHERE f @>> (SELECT qf FROM fq WHERE q = 3)$$);
 EXPLAIN (COSTS OFF) SELECT id FROM fp WHERE bloom_contains_filter(f, bloom_empty_bits(64, 3, 'classic', 1) + 7);
 EXPLAIN (COSTS OFF) SELECT id FROM fp WHERE bloom_empty_bits(64, 3, 'classic', 1) + 7 <<@ f;
 RESET enable_seqscan;

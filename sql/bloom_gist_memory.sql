@@ -10,6 +10,11 @@
 -- the number of rows.
 --
 
+-- explain_neutral(): EXPLAIN printed alike by every PostgreSQL version
+\set ECHO none
+\i sql/explain_neutral.inc
+\set ECHO all
+
 SET max_parallel_workers_per_gather = 0;
 -- no JIT: the plans forced below cost enough to be compiled on every run
 SET jit = off;
@@ -82,7 +87,7 @@ PREPARE idx_array(int) AS
 WITH j AS MATERIALIZED (SELECT count(*) AS c FROM mem_outer o JOIN mem_filters m ON m.f @> o.k
 						WHERE o.g <= $1)
 SELECT backend_memory(c) FROM j;
-EXPLAIN (COSTS OFF) EXECUTE idx_array(1000);
+SELECT * FROM explain_neutral($$EXECUTE idx_array(1000)$$);
 SELECT memory_growth('idx_array');
 
 -- a composite type's keys
@@ -90,7 +95,7 @@ PREPARE idx_composite(int) AS
 WITH j AS MATERIALIZED (SELECT count(*) AS c FROM mem_outer o JOIN mem_filters m ON m.fp @> o.p
 						WHERE o.g <= $1)
 SELECT backend_memory(c) FROM j;
-EXPLAIN (COSTS OFF) EXECUTE idx_composite(1000);
+SELECT * FROM explain_neutral($$EXECUTE idx_composite(1000)$$);
 SELECT memory_growth('idx_composite');
 
 -- text keys (the operator class's own @>(bloomfilter, text))
@@ -98,7 +103,7 @@ PREPARE idx_text(int) AS
 WITH j AS MATERIALIZED (SELECT count(*) AS c FROM mem_outer o JOIN mem_filters m ON m.ft @> o.t
 						WHERE o.g <= $1)
 SELECT backend_memory(c) FROM j;
-EXPLAIN (COSTS OFF) EXECUTE idx_text(1000);
+SELECT * FROM explain_neutral($$EXECUTE idx_text(1000)$$);
 SELECT memory_growth('idx_text');
 
 -- superset queries, a query filter per outer row
@@ -116,7 +121,7 @@ PREPARE bitmap_array(int) AS
 WITH j AS MATERIALIZED (SELECT count(*) AS c FROM mem_outer o JOIN mem_filters m ON m.f @> o.k
 						WHERE o.g <= $1)
 SELECT backend_memory(c) FROM j;
-EXPLAIN (COSTS OFF) EXECUTE bitmap_array(1000);
+SELECT * FROM explain_neutral($$EXECUTE bitmap_array(1000)$$);
 SELECT memory_growth('bitmap_array');
 RESET enable_indexscan;
 
@@ -129,7 +134,7 @@ PREPARE join_array(int) AS
 WITH j AS MATERIALIZED (SELECT count(*) AS c FROM mem_outer o JOIN mem_few m ON m.f @> o.k
 						WHERE o.g <= $1)
 SELECT backend_memory(c) FROM j;
-EXPLAIN (COSTS OFF) EXECUTE join_array(1000);
+SELECT * FROM explain_neutral($$EXECUTE join_array(1000)$$);
 SELECT memory_growth('join_array');
 
 PREPARE exists_array(int) AS

@@ -18,7 +18,10 @@
 #include "varatt.h"
 #endif
 
-/* 18 no longer pulls in the overflow-checked arithmetic through other headers */
+/*
+ * The overflow-checked arithmetic: no longer pulled in through other headers
+ * by 18, nor by the latest minor releases of older versions (15.18)
+ */
 #include "common/int.h"
 
 /*

@@ -185,8 +185,8 @@ run_tests() {
 	[ ${#what[@]} -gt 0 ] || what=(regress tap)
 	v=$(pgver_of_chroot)
 	dir=$(copy_in "$src")
-	chown -R postgres: "$root$dir" 2>/dev/null ||
-		chroot "$root" chown -R postgres: "$dir"
+	# the chroot's postgres, whose uid need not be the host's
+	chroot "$root" chown -R postgres: "$dir"
 	# one port per run, so that runs in several chroots do not collide
 	local port=$((20000 + RANDOM % 20000))
 	script='
@@ -195,8 +195,13 @@ run_tests() {
 		export PG_CONFIG=/usr/lib/postgresql/$PGVER/bin/pg_config
 		bin=/usr/lib/postgresql/$PGVER/bin
 		as_pg() { runuser -u postgres -- "$@"; }
-		as_pg make -s WERROR=1 2>&1
-		make -s install >/dev/null
+		echo "=== PostgreSQL $PGVER: build with -Werror and install"
+		if as_pg make -s WERROR=1 2>&1 && make -s install >/dev/null; then
+			echo "=== PostgreSQL $PGVER: build with -Werror and install: ok"
+		else
+			echo "=== PostgreSQL $PGVER: build with -Werror and install: FAILED"
+			exit 1
+		fi
 		failed=0
 		tap=()
 		for w in $WHAT; do

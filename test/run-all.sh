@@ -41,9 +41,14 @@ regress() {
 }
 
 # The build must succeed for anything else to mean something.
-make clean >/dev/null
-make
-$SUDO make install >/dev/null
+build() {
+	make clean >/dev/null && make && $SUDO make install >/dev/null
+}
+step "build with -Werror and install (PostgreSQL 15)" build
+if [ "$failed" -gt 0 ]; then
+	echo "tests: $passed passed, $failed failed"
+	exit 1
+fi
 
 step "core unit tests (ASan/UBSan)" make check-core
 step "fuzzing the validators, text codec and filter operations (libFuzzer, 6 targets x 30 s)" \

@@ -4,9 +4,9 @@
 # protocol parameters and COPY binary, and the format-version guard.
 #
 # Each test starts two or three throwaway clusters on loopback with
-# PostgreSQL::Test::Cluster (from postgresql-server-dev-15) and needs
+# PostgreSQL::Test::Cluster (from postgresql-server-dev-NN) and needs
 # bloomfilter installed (make && make install) plus postgres_fdw and dblink
-# (postgresql-15 contrib) and IPC::Run (libipc-run-perl).
+# (postgresql-NN contrib) and IPC::Run (libipc-run-perl).
 #
 # Usage: bash test/tap.sh [prove options] [test/t/NNN_name.pl ...]
 #
@@ -20,6 +20,7 @@ top=$(pwd)
 
 PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 bindir=$("$PG_CONFIG" --bindir)
+major=$("$PG_CONFIG" --version | sed -n 's/^PostgreSQL \([0-9]*\).*/\1/p')
 pgxs=$(dirname "$("$PG_CONFIG" --pgxs)")/../..
 pgxs=$(cd "$pgxs" && pwd)
 perldir=$pgxs/src/test/perl
@@ -28,7 +29,7 @@ sharedir=$("$PG_CONFIG" --sharedir)
 
 for f in "$perldir/PostgreSQL/Test/Cluster.pm" "$pg_regress"; do
 	if [ ! -e "$f" ]; then
-		echo "tap.sh: $f is missing (install postgresql-server-dev-15)" >&2
+		echo "tap.sh: $f is missing (install postgresql-server-dev-$major)" >&2
 		exit 2
 	fi
 done
@@ -38,7 +39,7 @@ if [ ! -e "$sharedir/extension/bloomfilter.control" ]; then
 fi
 for ext in postgres_fdw dblink; do
 	if [ ! -e "$sharedir/extension/$ext.control" ]; then
-		echo "tap.sh: $ext is not installed (postgresql-15 contrib)" >&2
+		echo "tap.sh: $ext is not installed (postgresql-$major contrib)" >&2
 		exit 2
 	fi
 done
@@ -86,6 +87,8 @@ status=0
 		PATH="$bindir:$PATH" \
 		PG_REGRESS="$pg_regress" \
 		TESTDIR="$testdir" \
+		TESTDATADIR="$testdir/tmp_check" \
+		TESTLOGDIR="$testdir/tmp_check/log" \
 		prove -I "$perldir" "${args[@]}"
 ) || status=$?
 

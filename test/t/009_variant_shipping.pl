@@ -465,7 +465,7 @@ for my $t (@type_names)
 
 # the parameter travelled as a bloomfilter's text form (base64 of "BLMF", version 1)
 like(slurp_file($remote->logfile),
-	qr/DECLARE c\d+ CURSOR FOR\s+SELECT id, payload FROM public\.big WHERE \(\(id OPERATOR\(public\.<\@\) \$1::public\.bloomfilter\)\).*\n.*parameters: \$1 = 'QkxNRgEA/,
+	qr/DECLARE c\d+ CURSOR FOR\s+SELECT id, payload FROM public\.big WHERE \(\(id OPERATOR\(public\.<\@\) \$1::public\.bloomfilter\)\).*\n.*[Pp]arameters: \$1 = 'QkxNRgEA/,
 	'the remote received the filter as a text parameter');
 
 done_testing();
