@@ -119,9 +119,16 @@ bf_expr_nulled_walker(Node *node, void *context)
 	return expression_tree_walker(node, bf_expr_nulled_walker, context);
 }
 
+/*
+ * A clause that outer-join reordering cloned (has_clone on the version with
+ * the fewest nulling bits, is_clone on the others) reads a side that a
+ * lower outer join nulls in some join order: nulled, as 15 says, although
+ * the version with no bits shows none.
+ */
 #define bf_member_nulled(em) bf_expr_nulled_walker((Node *) (em)->em_expr, NULL)
 #define bf_restriction_nulled(rinfo) \
-	bf_expr_nulled_walker((Node *) (rinfo)->clause, NULL)
+	((rinfo)->has_clone || (rinfo)->is_clone || \
+	 bf_expr_nulled_walker((Node *) (rinfo)->clause, NULL))
 #else
 #define bf_member_nulled(em) (!bms_is_empty((em)->em_nullable_relids))
 #define bf_restriction_nulled(rinfo) (!bms_is_empty((rinfo)->nullable_relids))
