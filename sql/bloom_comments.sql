@@ -70,7 +70,7 @@ SELECT (bloom_empty(100) + 42) @> 42 AS works,
 FROM pg_extension x JOIN pg_roles r ON r.oid = x.extowner WHERE x.extname = 'bloomfilter';
 CREATE TABLE t (f bloomfilter);
 INSERT INTO t SELECT bloom_agg(g) FROM generate_series(1, 1000) g;
-CREATE INDEX ON t USING gin (f);
+CREATE INDEX ON t USING bloomslice (f);
 CREATE INDEX ON t USING gist (f);
 SELECT count(*) AS found FROM t WHERE f @> 500;
 -- what only a superuser may do stays so: an aggregate of the internal-state
