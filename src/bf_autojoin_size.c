@@ -39,10 +39,12 @@
 #include <math.h>
 
 #include "access/htup_details.h"
+#include "access/table.h"
 #include "access/xact.h"
 #include "catalog/pg_class.h"
 #include "commands/defrem.h"
 #include "fmgr.h"
+#include "foreign/fdwapi.h"
 #include "foreign/foreign.h"
 #include "libpq-fe.h"
 #include "miscadmin.h"
@@ -151,6 +153,52 @@ rows_per_page(Oid relid)
 }
 
 /*
+ * Ask the FDW through its public ANALYZE callback (PostgreSQL 16 and later,
+ * whose postgres_fdw hides its connection functions).  postgres_fdw answers
+ * with the remote's pg_relation_size in pages, over the connection of the
+ * foreign table owner's user mapping (as ANALYZE would); the rows are those
+ * pages at the density of the declared columns.  A remote partitioned table
+ * or view has no pages of its own: its size stays unknown.  Runs inside the
+ * caller's subtransaction: may raise anything.
+ */
+static bool
+ask_fdw_analyze(Oid ftrelid, double density, double *tuples, double *pages,
+				char *why, size_t whylen)
+{
+	Relation	rel = table_open(ftrelid, AccessShareLock);
+	FdwRoutine *routine = GetFdwRoutineForRelation(rel, false);
+	AcquireSampleRowsFunc func = NULL;
+	BlockNumber totalpages = 0;
+	bool		ok;
+
+	*tuples = 0;
+	*pages = 0;
+	if (routine->AnalyzeForeignTable == NULL)
+	{
+		snprintf(why, whylen, "its foreign-data wrapper cannot be asked its size");
+		ok = false;
+	}
+	else if (!routine->AnalyzeForeignTable(rel, &func, &totalpages))
+	{
+		snprintf(why, whylen, "its foreign-data wrapper does not know its size");
+		ok = false;
+	}
+	else if (totalpages == 0)
+	{
+		snprintf(why, whylen, "the remote table has no pages of its own (empty, partitioned or a view)");
+		ok = false;
+	}
+	else
+	{
+		*pages = totalpages;
+		*tuples = totalpages * density;
+		ok = true;
+	}
+	table_close(rel, AccessShareLock);
+	return ok;
+}
+
+/*
  * Ask the remote.  Runs inside the caller's subtransaction: may raise
  * anything; returns false with *why for an answer that gives no size.
  */
@@ -188,8 +236,8 @@ ask_remote(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
 		if (fdw_get_connection == NULL || fdw_release_connection == NULL ||
 			fdw_exec_query == NULL)
 		{
-			snprintf(why, whylen, "this postgres_fdw does not export its connection functions (built with hidden symbols, as PostgreSQL 16 and later are): ANALYZE the foreign table or set use_remote_estimate");
-			return false;
+			fdw_get_connection = NULL;
+			return ask_fdw_analyze(ftrelid, density, tuples, pages, why, whylen);
 		}
 	}
 
