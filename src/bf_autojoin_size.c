@@ -23,6 +23,17 @@
  * leaf that is no table (a view, another foreign table) makes the size
  * unknown.
  *
+ * PostgreSQL 16 and later build modules with hidden symbols, and postgres_fdw
+ * exports no connection function there.  Then the size is asked through the
+ * FDW's public ANALYZE callback, which asks the remote's pg_relation_size()
+ * over the connection of the foreign table owner's user mapping (as ANALYZE
+ * does) and samples nothing: the rows are those pages at the columns'
+ * density.  It knows no reltuples, no leaves and no relkind, so a remote
+ * partitioned table, view or foreign table (no pages of their own) is
+ * "unknown" there.  The 15 path is kept where it works: it sizes as the
+ * current user, counts a partitioned remote's leaves and uses the remote's
+ * reltuples.
+ *
  * Never an ERROR the plain query would not raise: the lookup runs in a
  * subtransaction, and any failure (no user mapping, no connection, a remote
  * older than PostgreSQL 12, a missing table) is remembered as "unknown" with
@@ -83,7 +94,7 @@ static HTAB *size_cache = NULL;
  * postgres_fdw's connection functions, found in its library (14 to 18 have
  * these signatures; PgFdwConnState is opaque here).  PostgreSQL 16 and later
  * build modules with -fvisibility=hidden, and postgres_fdw exports only its
- * SQL-callable functions there: then the size is not asked, and says why.
+ * SQL-callable functions there: then ask_fdw_analyze() asks instead.
  */
 typedef void *(*GetConnection_fn) (UserMapping *user, bool will_prep_stmt,
 								   void **state);
@@ -226,6 +237,7 @@ ask_remote(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
 		/*
 		 * PostgreSQL 16 and later build modules with hidden symbols: only
 		 * their SQL-callable functions are exported, and these are not.
+		 * Looked up again at each (cached, so rare) question: cheap.
 		 */
 		fdw_get_connection = (GetConnection_fn)
 			load_external_function("$libdir/postgres_fdw", "GetConnection", false, NULL);
