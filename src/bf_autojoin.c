@@ -622,6 +622,7 @@ bloom_autojoin_install(void)
 {
 	prev_join_search_hook = join_search_hook;
 	join_search_hook = bloom_join_search;
+	bloom_remote_size_install();
 	installed = true;
 }
 

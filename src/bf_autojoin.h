@@ -14,7 +14,8 @@
  *							what a filter's subquery may hold;
  *		bf_autojoin_size.c	the remote size of a foreign table never analyzed.
  *
- * Calls go one way: bf_autojoin.c -> bf_autojoin_plan.c -> bf_autojoin_size.c.
+ * Calls go one way: bf_autojoin.c -> bf_autojoin_plan.c -> bf_autojoin_size.c
+ * (bf_autojoin.c also installs bf_autojoin_size.c's executor hooks).
  */
 #ifndef BF_AUTOJOIN_H
 #define BF_AUTOJOIN_H
@@ -111,5 +112,12 @@ extern void bloom_autojoin_apply_filter(PlannerInfo *root, const BloomObjects *b
  */
 extern bool bloom_remote_size(Oid ftrelid, Oid userid, Oid serverid,
 							  double *tuples, double *pages, const char **why);
+
+/*
+ * Installs the executor hooks that tell bloom_remote_size() when a query
+ * with asynchronous foreign scans is running (called with the planner's
+ * hook, by bf_autojoin.c).
+ */
+extern void bloom_remote_size_install(void);
 
 #endif							/* BF_AUTOJOIN_H */

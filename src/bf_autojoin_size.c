@@ -40,10 +40,17 @@
  * its reason, said at DEBUG1, and the foreign table keeps postgres_fdw's own
  * estimate (so no filter).
  *
+ * Never a hang the plain query would not have: a plain EXPLAIN does not
+ * contact the remote, so the lookup is bounded (see "the bound" below), and
+ * it is not made at all while a running query of this backend may have a
+ * request in flight on a connection ("when a connection may be used").
+ *
  * The cache.  An answer (or a failure) is kept BLOOM_REMOTE_SIZE_TTL
  * seconds, and dropped when the foreign table's definition changes (a
- * relcache invalidation: ALTER FOREIGN TABLE, its options, ANALYZE).  A
- * table that grows tenfold on the remote is seen at the next lookup.
+ * relcache invalidation: ALTER FOREIGN TABLE, its options, ANALYZE) or any
+ * server or user mapping does (their options say which remote is asked, and
+ * as whom).  A table that grows tenfold on the remote is seen at the next
+ * lookup.
  */
 #include "bf_autojoin.h"
 
@@ -54,19 +61,24 @@
 #include "access/xact.h"
 #include "catalog/pg_class.h"
 #include "commands/defrem.h"
+#include "executor/executor.h"
 #include "fmgr.h"
 #include "foreign/fdwapi.h"
 #include "foreign/foreign.h"
 #include "libpq-fe.h"
 #include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
 #include "optimizer/plancat.h"
 #include "storage/bufpage.h"
+#include "storage/latch.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/resowner.h"
+#include "utils/syscache.h"
+#include "utils/timeout.h"
 #include "utils/timestamp.h"
 
 /* how long an answer is kept, in seconds */
@@ -106,6 +118,7 @@ static GetConnection_fn fdw_get_connection = NULL;
 static ReleaseConnection_fn fdw_release_connection = NULL;
 static pgfdw_exec_query_fn fdw_exec_query = NULL;
 
+/* A foreign table's definition changed (or an ANALYZE): forget its size. */
 static void
 size_cache_inval(Datum arg pg_attribute_unused(), Oid relid)
 {
@@ -122,6 +135,20 @@ size_cache_inval(Datum arg pg_attribute_unused(), Oid relid)
 	}
 }
 
+/*
+ * A server or user mapping changed (ALTER SERVER ... OPTIONS (SET host, port,
+ * dbname), a user mapping created, altered or dropped): what a foreign table
+ * names, or whether it can be asked at all, may have changed for any table
+ * of any server.  Such changes are rare: forget every size.
+ */
+static void
+size_cache_inval_syscache(Datum arg pg_attribute_unused(),
+						  int cacheid pg_attribute_unused(),
+						  uint32 hashvalue pg_attribute_unused())
+{
+	size_cache_inval((Datum) 0, InvalidOid);
+}
+
 static void
 size_cache_init(void)
 {
@@ -134,6 +161,157 @@ size_cache_init(void)
 	size_cache = hash_create("bloomfilter remote sizes", 64, &ctl,
 							 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	CacheRegisterRelcacheCallback(size_cache_inval, (Datum) 0);
+	CacheRegisterSyscacheCallback(FOREIGNSERVEROID, size_cache_inval_syscache,
+								  (Datum) 0);
+	CacheRegisterSyscacheCallback(USERMAPPINGOID, size_cache_inval_syscache,
+								  (Datum) 0);
+}
+
+/*
+ * ---- when a connection may be used ----
+ *
+ * Planning can happen while a query of this backend is executing: a
+ * function called by a query plans its own queries, and a cursor's query
+ * stays started between FETCHes.  If such a query scans postgres_fdw tables
+ * asynchronously (an Append over async_capable servers), a request of it can
+ * be in flight on the very connection the lookup would use.  postgres_fdw's
+ * GetConnection() then completes that request first, from inside our
+ * planning and subtransaction: it fetches the outer query's rows and wakes
+ * its Append, and an error or cancel of that fetch would land in the
+ * lookup's error handling instead of the outer query.  So no lookup while
+ * any query of this backend that has asynchronous foreign scans is started
+ * and not ended (the size is still taken from the cache): counted by
+ * ExecutorStart/ExecutorEnd, and reset when the transaction ends (a query
+ * that fails never reaches ExecutorEnd; until then the count only errs
+ * towards not asking).  A query that runs its foreign scans synchronously
+ * leaves every connection idle between its calls into postgres_fdw, and a
+ * lookup nested in it is one more query on an idle connection, in its own
+ * savepoint, as a second scan of the same server would be.
+ */
+static ExecutorStart_hook_type prev_executor_start = NULL;
+static ExecutorEnd_hook_type prev_executor_end = NULL;
+static int	async_queries_running = 0;
+
+static bool
+has_async_walker(PlanState *ps, void *context)
+{
+	if (ps == NULL)
+		return false;
+	if (ps->plan->async_capable)
+		return true;
+	return planstate_tree_walker(ps, has_async_walker, context);
+}
+
+static bool
+has_async_scans(QueryDesc *queryDesc)
+{
+	return queryDesc->planstate != NULL &&
+		has_async_walker(queryDesc->planstate, NULL);
+}
+
+static void
+track_executor_start(QueryDesc *queryDesc, int eflags)
+{
+	if (prev_executor_start)
+		prev_executor_start(queryDesc, eflags);
+	else
+		standard_ExecutorStart(queryDesc, eflags);
+	if (has_async_scans(queryDesc))
+		async_queries_running++;
+}
+
+static void
+track_executor_end(QueryDesc *queryDesc)
+{
+	if (async_queries_running > 0 && has_async_scans(queryDesc))
+		async_queries_running--;
+	if (prev_executor_end)
+		prev_executor_end(queryDesc);
+	else
+		standard_ExecutorEnd(queryDesc);
+}
+
+/* No query of this backend runs once its transaction has ended. */
+static void
+track_xact_end(XactEvent event, void *arg pg_attribute_unused())
+{
+	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
+		event == XACT_EVENT_PREPARE || event == XACT_EVENT_PARALLEL_COMMIT ||
+		event == XACT_EVENT_PARALLEL_ABORT)
+		async_queries_running = 0;
+}
+
+void
+bloom_remote_size_install(void)
+{
+	prev_executor_start = ExecutorStart_hook;
+	ExecutorStart_hook = track_executor_start;
+	prev_executor_end = ExecutorEnd_hook;
+	ExecutorEnd_hook = track_executor_end;
+	RegisterXactCallback(track_xact_end, NULL);
+}
+
+/*
+ * ---- the bound ----
+ *
+ * A remote that accepts the connection but does not answer (its backend
+ * waits for a lock that pg_relation_size() needs, or is stopped) must not
+ * hold up a plan that would not have contacted it at all.  The lookup gets
+ * BLOOM_REMOTE_SIZE_TIMEOUT_MS, and less if the statement's own
+ * statement_timeout would come first (half of what is left: the plain query
+ * would not have timed out).  When the bound passes, a timer cancels the
+ * lookup's wait as a query cancel would (postgres_fdw's waits are
+ * interruptible; PostgreSQL 15's connection attempt is not); the cancel is
+ * caught with the lookup's other errors, the subtransaction is rolled back,
+ * and postgres_fdw then cancels the remote query and rolls back its remote
+ * savepoint, so the remote transaction and the connection stay usable.
+ * (postgres_fdw gives that cleanup up to 30 seconds of its own when the
+ * remote does not answer the cancel either, and then drops the connection
+ * at the end of the transaction.)  A user's cancel, or a statement_timeout,
+ * during the lookup is passed on, never swallowed.
+ */
+#define BLOOM_REMOTE_SIZE_TIMEOUT_MS	5000
+
+static TimeoutId lookup_timeout_id = MAX_TIMEOUTS;
+static volatile sig_atomic_t lookup_running = false;
+static volatile sig_atomic_t lookup_timed_out = false;
+
+static void
+lookup_timeout_handler(void)
+{
+	if (lookup_running)
+	{
+		lookup_timed_out = true;
+		QueryCancelPending = true;
+		InterruptPending = true;
+	}
+	SetLatch(MyLatch);
+}
+
+/*
+ * Milliseconds the lookup may take, or 0 if it should not start: the
+ * statement's own timeout is too near.
+ */
+static int
+lookup_bound_ms(void)
+{
+	int			bound = BLOOM_REMOTE_SIZE_TIMEOUT_MS;
+
+	if (get_timeout_active(STATEMENT_TIMEOUT))
+	{
+		long		secs;
+		int			usecs;
+		TimestampTz fin = get_timeout_finish_time(STATEMENT_TIMEOUT);
+		TimestampTz now = GetCurrentTimestamp();
+
+		if (fin <= now)
+			return 0;
+		TimestampDifference(now, fin, &secs, &usecs);
+		bound = (int) Min((double) bound, (secs * 1000.0 + usecs / 1000.0) / 2.0);
+		if (bound < 10)
+			return 0;
+	}
+	return bound;
 }
 
 /* The value of a foreign table's option, or dflt. */
@@ -315,6 +493,22 @@ ask_remote(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
 	return ok;
 }
 
+/* Remember an answer (or a failure) for BLOOM_REMOTE_SIZE_TTL seconds. */
+static RemoteSizeEntry *
+size_cache_store(const RemoteSizeKey *key, bool known, double tuples,
+				 double pages, TimestampTz asked, const char *why)
+{
+	RemoteSizeEntry *e;
+
+	e = (RemoteSizeEntry *) hash_search(size_cache, key, HASH_ENTER, NULL);
+	e->known = known;
+	e->tuples = tuples;
+	e->pages = pages;
+	e->asked = asked;
+	strlcpy(e->why, why, sizeof(e->why));
+	return e;
+}
+
 bool
 bloom_remote_size(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
 				  double *pages, const char **why)
@@ -325,6 +519,12 @@ bloom_remote_size(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
 	TimestampTz now = GetCurrentTimestamp();
 	MemoryContext cxt = CurrentMemoryContext;
 	ResourceOwner owner = CurrentResourceOwner;
+	bool		known = false;
+	double		t = 0,
+				p = 0;
+	char		reason[128];
+	ErrorData  *passed_on = NULL;
+	int			bound;
 
 	if (size_cache == NULL)
 		size_cache_init();
@@ -341,59 +541,96 @@ bloom_remote_size(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
 		return e->known;
 	}
 
-	/* no subtransaction (nor remote connection) in a parallel worker */
+	/*
+	 * Not asked now, and not remembered (the next plan may ask): in a
+	 * parallel worker (no subtransaction, no remote connection), while a
+	 * query with asynchronous foreign scans runs (see above), or with the
+	 * statement's timeout too near.
+	 */
+	*tuples = 0;
+	*pages = 0;
 	if (IsInParallelMode())
 	{
-		*tuples = 0;
-		*pages = 0;
 		*why = "not asked in parallel mode";
 		return false;
 	}
-
+	if (async_queries_running > 0)
 	{
-		bool		known = false;
-		double		t = 0,
-					p = 0;
-		char		reason[128];
+		*why = "not asked while a query of this session with asynchronous foreign scans is running: a request of it may be in flight on the connection";
+		return false;
+	}
+	bound = lookup_bound_ms();
+	if (bound == 0)
+	{
+		*why = "not asked: the statement's statement_timeout is too near";
+		return false;
+	}
+	if (lookup_timeout_id == MAX_TIMEOUTS)
+		lookup_timeout_id = RegisterTimeout(USER_TIMEOUT, lookup_timeout_handler);
 
-		reason[0] = '\0';
+	reason[0] = '\0';
 
-		/* a failure must cost the query nothing: a subtransaction */
-		BeginInternalSubTransaction(NULL);
-		MemoryContextSwitchTo(cxt);
-		PG_TRY();
+	/* a failure must cost the query nothing: a subtransaction */
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	lookup_timed_out = false;
+	PG_TRY();
+	{
+		lookup_running = true;
+		enable_timeout_after(lookup_timeout_id, bound);
+		known = ask_remote(ftrelid, userid, serverid, &t, &p,
+						   reason, sizeof(reason));
+		lookup_running = false;
+		disable_timeout(lookup_timeout_id, false);
+		if (lookup_timed_out)
 		{
-			known = ask_remote(ftrelid, userid, serverid, &t, &p,
-							   reason, sizeof(reason));
-			ReleaseCurrentSubTransaction();
-			MemoryContextSwitchTo(cxt);
-			CurrentResourceOwner = owner;
+			/*
+			 * The timer fired after the answer came and before it was
+			 * disabled: its cancel is ours, and nothing is left to cancel.
+			 */
+			QueryCancelPending = false;
+			lookup_timed_out = false;
 		}
-		PG_CATCH();
-		{
-			ErrorData  *edata;
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+		bool		ours = lookup_timed_out;
 
-			MemoryContextSwitchTo(cxt);
-			edata = CopyErrorData();
-			FlushErrorState();
-			RollbackAndReleaseCurrentSubTransaction();
-			MemoryContextSwitchTo(cxt);
-			CurrentResourceOwner = owner;
+		lookup_running = false;
+		disable_timeout(lookup_timeout_id, false);
+		lookup_timed_out = false;
+		if (ours)
+			QueryCancelPending = false; /* ours, if not taken yet */
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED && !ours)
+			passed_on = edata;	/* the user's cancel or statement_timeout */
+		else if (ours)
+			snprintf(reason, sizeof(reason),
+					 "the remote did not answer within %d ms (the lookup's bound)",
+					 bound);
+		else
 			snprintf(reason, sizeof(reason), "asking the remote failed: %s",
 					 edata->message);
+		if (passed_on == NULL)
 			FreeErrorData(edata);
-			known = false;
-		}
-		PG_END_TRY();
-
-		/* the subtransaction's invalidations may have reset the cache */
-		e = (RemoteSizeEntry *) hash_search(size_cache, &key, HASH_ENTER, NULL);
-		e->known = known;
-		e->tuples = t;
-		e->pages = p;
-		e->asked = now;
-		strlcpy(e->why, reason, sizeof(e->why));
+		known = false;
 	}
+	PG_END_TRY();
+
+	if (passed_on != NULL)
+		ReThrowError(passed_on);
+
+	/* the subtransaction's invalidations may have reset the cache */
+	e = size_cache_store(&key, known, t, p, now, reason);
 	*tuples = e->tuples;
 	*pages = e->pages;
 	*why = e->why;
