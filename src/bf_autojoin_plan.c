@@ -181,30 +181,42 @@ is_filterable_foreign(PlannerInfo *root, RelOptInfo *rel, const BloomObjects *bo
 }
 
 /*
- * The foreign scans a filter on rel would go to (rel itself, or its
- * members, at any depth of partitioning), and what they return and cost.
+ * What walk_foreign_scans() does at each foreign scan: rel is a foreign
+ * table that ships bloomfilter, tuple_cost its server's fdw_tuple_cost, arg
+ * what the caller passed, translated to rel by descend (if given).  Returns
+ * whether rel's size or paths changed.
  */
-void
-bloom_autojoin_remote_share(PlannerInfo *root, RelOptInfo *rel,
-							const BloomObjects *bo, RemoteShare *rs)
+typedef bool (*ForeignScanAction) (PlannerInfo *root, RelOptInfo *rel,
+								   double tuple_cost, void *arg);
+
+/* arg, given for parent, made for one of its members */
+typedef void *(*ForeignScanDescend) (PlannerInfo *root, AppendRelInfo *appinfo,
+									 void *arg);
+
+static void redo_append_rel(PlannerInfo *root, RelOptInfo *rel);
+
+/*
+ * The foreign scans a filter on rel would go to: rel itself, or its members
+ * at any depth of partitioning or inheritance, each a foreign table that
+ * ships bloomfilter.  Calls action at each; a parent any of whose members
+ * changed has its Append paths redone.  Returns whether rel changed.
+ */
+static bool
+walk_foreign_scans(PlannerInfo *root, RelOptInfo *rel, const BloomObjects *bo,
+				   ForeignScanAction action, ForeignScanDescend descend,
+				   void *arg)
 {
 	RangeTblEntry *rte = rel_rte(root, rel);
 	double		tuple_cost;
+	bool		changed = false;
 	ListCell   *lc;
 
 	if (IS_DUMMY_REL(rel))
-		return;
+		return false;
 	if (is_filterable_foreign(root, rel, bo, &tuple_cost))
-	{
-		rs->rows += rel->rows;
-		rs->transfer += rel->rows * (tuple_cost + cpu_tuple_cost);
-		/* a row of `width` bytes costs fdw_tuple_cost to cross */
-		rs->per_byte += tuple_cost / Max(rel->reltarget->width, 8);
-		rs->nscans++;
-		return;
-	}
+		return action(root, rel, tuple_cost, arg);
 	if (rte->rtekind != RTE_RELATION || !rte->inh)
-		return;
+		return false;
 	foreach(lc, root->append_rel_list)
 	{
 		AppendRelInfo *appinfo = (AppendRelInfo *) lfirst(lc);
@@ -213,9 +225,41 @@ bloom_autojoin_remote_share(PlannerInfo *root, RelOptInfo *rel,
 		if (appinfo->parent_relid != rel->relid)
 			continue;
 		child = root->simple_rel_array[appinfo->child_relid];
-		if (child != NULL)
-			bloom_autojoin_remote_share(root, child, bo, rs);
+		if (child == NULL)
+			continue;
+		if (walk_foreign_scans(root, child, bo, action, descend,
+							   descend ? descend(root, appinfo, arg) : arg))
+			changed = true;
 	}
+	if (changed)
+		redo_append_rel(root, rel);
+	return changed;
+}
+
+/* what a foreign scan returns and costs, added to the RemoteShare arg */
+static bool
+share_of_scan(PlannerInfo *root pg_attribute_unused(), RelOptInfo *rel,
+			  double tuple_cost, void *arg)
+{
+	RemoteShare *rs = (RemoteShare *) arg;
+
+	rs->rows += rel->rows;
+	rs->transfer += rel->rows * (tuple_cost + cpu_tuple_cost);
+	/* a row of `width` bytes costs fdw_tuple_cost to cross */
+	rs->per_byte += tuple_cost / Max(rel->reltarget->width, 8);
+	rs->nscans++;
+	return false;
+}
+
+/*
+ * The foreign scans a filter on rel would go to, and what they return and
+ * cost.
+ */
+void
+bloom_autojoin_remote_share(PlannerInfo *root, RelOptInfo *rel,
+							const BloomObjects *bo, RemoteShare *rs)
+{
+	(void) walk_foreign_scans(root, rel, bo, share_of_scan, NULL, rs);
 }
 
 /* ---- the decision ---- */
@@ -506,57 +550,43 @@ redo_append_rel(PlannerInfo *root, RelOptInfo *rel)
 	set_cheapest(rel);
 }
 
-/*
- * Add clause (over rel) to rel if it is a foreign table that ships
- * bloomfilter, or to each such member of rel, translated, at any depth.
- * Returns whether it was added anywhere.
- */
-static bool
-add_clause(PlannerInfo *root, RelOptInfo *rel, Expr *clause, double sel,
-		   const BloomObjects *bo)
+/* The probe to add, over the relation the walk is at. */
+typedef struct ProbeToAdd
 {
-	RangeTblEntry *rte = rel_rte(root, rel);
-	double		tuple_cost;
-	bool		added = false;
-	ListCell   *lc;
+	Expr	   *clause;
+	double		sel;
+} ProbeToAdd;
 
-	if (IS_DUMMY_REL(rel))
-		return false;
-	if (is_filterable_foreign(root, rel, bo, &tuple_cost))
-	{
-		RestrictInfo *rinfo = bf_make_simple_restrictinfo(root, clause);
+static void *
+probe_for_member(PlannerInfo *root, AppendRelInfo *appinfo, void *arg)
+{
+	ProbeToAdd *parent = (ProbeToAdd *) arg;
+	ProbeToAdd *child = palloc(sizeof(ProbeToAdd));
 
-		/*
-		 * Our estimate, which knows the filter's keys; the operator's own
-		 * estimator sees only a parameter.
-		 */
-		rinfo->norm_selec = sel;
-		rinfo->outer_selec = sel;
-		rel->baserestrictinfo = lappend(rel->baserestrictinfo, rinfo);
-		rel->baserestrict_min_security = 0;
-		redo_foreign_rel(root, rel, true);
-		return true;
-	}
-	if (rte->rtekind != RTE_RELATION || !rte->inh)
-		return false;
-	foreach(lc, root->append_rel_list)
-	{
-		AppendRelInfo *appinfo = (AppendRelInfo *) lfirst(lc);
-		RelOptInfo *child;
-		Expr	   *cclause;
+	child->clause = (Expr *) adjust_appendrel_attrs(root, (Node *) parent->clause,
+													1, &appinfo);
+	child->sel = parent->sel;
+	return child;
+}
 
-		if (appinfo->parent_relid != rel->relid)
-			continue;
-		child = root->simple_rel_array[appinfo->child_relid];
-		if (child == NULL)
-			continue;
-		cclause = (Expr *) adjust_appendrel_attrs(root, (Node *) clause, 1, &appinfo);
-		if (add_clause(root, child, cclause, sel, bo))
-			added = true;
-	}
-	if (added)
-		redo_append_rel(root, rel);
-	return added;
+/* Add the probe to a foreign scan's restrictions and redo its paths. */
+static bool
+add_probe_to_scan(PlannerInfo *root, RelOptInfo *rel,
+				  double tuple_cost pg_attribute_unused(), void *arg)
+{
+	ProbeToAdd *probe = (ProbeToAdd *) arg;
+	RestrictInfo *rinfo = bf_make_simple_restrictinfo(root, probe->clause);
+
+	/*
+	 * Our estimate, which knows the filter's keys; the operator's own
+	 * estimator sees only a parameter.
+	 */
+	rinfo->norm_selec = probe->sel;
+	rinfo->outer_selec = probe->sel;
+	rel->baserestrictinfo = lappend(rel->baserestrictinfo, rinfo);
+	rel->baserestrict_min_security = 0;
+	redo_foreign_rel(root, rel, true);
+	return true;
 }
 
 /* ---- the size of foreign tables never analyzed ---- */
@@ -604,65 +634,51 @@ scan_user(PlannerInfo *root, RelOptInfo *rel)
  * A foreign table that ships bloomfilter, was never analyzed and has no
  * remote estimates is sized by postgres_fdw as ten pages of rows: give it
  * the remote's own size (bf_autojoin_size.c) and redo its size and paths,
- * for the filter's decision and for the joins alike.  Members of a
- * partitioned rel, at any depth; returns whether any size changed.
+ * for the filter's decision and for the joins alike.
+ */
+static bool
+size_scan_unanalyzed(PlannerInfo *root, RelOptInfo *rel,
+					 double tuple_cost pg_attribute_unused(),
+					 void *arg pg_attribute_unused())
+{
+	RangeTblEntry *rte = rel_rte(root, rel);
+	HeapTuple	tup;
+	float4		reltuples;
+	double		tuples,
+				pages;
+	const char *why;
+
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(rte->relid));
+	if (!HeapTupleIsValid(tup))
+		return false;
+	reltuples = ((Form_pg_class) GETSTRUCT(tup))->reltuples;
+	ReleaseSysCache(tup);
+	if (reltuples >= 0 || uses_remote_estimate(rte->relid, rel->serverid))
+		return false;			/* postgres_fdw knows its size */
+	if (!bloom_remote_size(rte->relid, scan_user(root, rel), rel->serverid,
+						   &tuples, &pages, &why))
+	{
+		elog(DEBUG1, "bloomfilter.join_pushdown: relation %s was never analyzed and its remote size is unknown (%s): postgres_fdw's guess of %.0f rows stands",
+			 get_rel_name(rte->relid), why, rel->tuples);
+		return false;
+	}
+	elog(DEBUG1, "bloomfilter.join_pushdown: relation %s was never analyzed: the remote has about %.0f rows in %.0f pages (postgres_fdw guessed %.0f)",
+		 get_rel_name(rte->relid), tuples, pages, rel->tuples);
+	rel->tuples = Max(tuples, 0.0);
+	rel->pages = (BlockNumber) Min(Max(pages, 0.0), (double) MaxBlockNumber);
+	redo_foreign_rel(root, rel, false);
+	return true;
+}
+
+/*
+ * Size the never-analyzed foreign scans of rel (itself or its members, at
+ * any depth); returns whether any size changed.
  */
 bool
 bloom_autojoin_size_unanalyzed(PlannerInfo *root, RelOptInfo *rel,
 							   const BloomObjects *bo)
 {
-	RangeTblEntry *rte = rel_rte(root, rel);
-	double		tuple_cost;
-	bool		changed = false;
-	ListCell   *lc;
-
-	if (IS_DUMMY_REL(rel))
-		return false;
-	if (is_filterable_foreign(root, rel, bo, &tuple_cost))
-	{
-		HeapTuple	tup;
-		float4		reltuples;
-		double		tuples,
-					pages;
-		const char *why;
-
-		tup = SearchSysCache1(RELOID, ObjectIdGetDatum(rte->relid));
-		if (!HeapTupleIsValid(tup))
-			return false;
-		reltuples = ((Form_pg_class) GETSTRUCT(tup))->reltuples;
-		ReleaseSysCache(tup);
-		if (reltuples >= 0 || uses_remote_estimate(rte->relid, rel->serverid))
-			return false;		/* postgres_fdw knows its size */
-		if (!bloom_remote_size(rte->relid, scan_user(root, rel), rel->serverid,
-							   &tuples, &pages, &why))
-		{
-			elog(DEBUG1, "bloomfilter.join_pushdown: relation %s was never analyzed and its remote size is unknown (%s): postgres_fdw's guess of %.0f rows stands",
-				 get_rel_name(rte->relid), why, rel->tuples);
-			return false;
-		}
-		elog(DEBUG1, "bloomfilter.join_pushdown: relation %s was never analyzed: the remote has about %.0f rows in %.0f pages (postgres_fdw guessed %.0f)",
-			 get_rel_name(rte->relid), tuples, pages, rel->tuples);
-		rel->tuples = Max(tuples, 0.0);
-		rel->pages = (BlockNumber) Min(Max(pages, 0.0), (double) MaxBlockNumber);
-		redo_foreign_rel(root, rel, false);
-		return true;
-	}
-	if (rte->rtekind != RTE_RELATION || !rte->inh)
-		return false;
-	foreach(lc, root->append_rel_list)
-	{
-		AppendRelInfo *appinfo = (AppendRelInfo *) lfirst(lc);
-		RelOptInfo *child;
-
-		if (appinfo->parent_relid != rel->relid)
-			continue;
-		child = root->simple_rel_array[appinfo->child_relid];
-		if (child != NULL && bloom_autojoin_size_unanalyzed(root, child, bo))
-			changed = true;
-	}
-	if (changed)
-		redo_append_rel(root, rel);
-	return changed;
+	return walk_foreign_scans(root, rel, bo, size_scan_unanalyzed, NULL, NULL);
 }
 
 /*
@@ -675,6 +691,7 @@ bloom_autojoin_apply_filter(PlannerInfo *root, const BloomObjects *bo,
 							BloomFilterPlan *fp, List *done)
 {
 	OpExpr	   *probe;
+	ProbeToAdd	add;
 	ListCell   *lc;
 
 	foreach(lc, done)
@@ -701,5 +718,8 @@ bloom_autojoin_apply_filter(PlannerInfo *root, const BloomObjects *bo,
 									 (Expr *) copyObject(fp->fvar), (Expr *) fp->prm,
 									 InvalidOid, fp->fvar->varcollid);
 	probe->opfuncid = get_opcode(bo->probe_op);
-	add_clause(root, fp->frel, (Expr *) probe, fp->sel, bo);
+	add.clause = (Expr *) probe;
+	add.sel = fp->sel;
+	(void) walk_foreign_scans(root, fp->frel, bo, add_probe_to_scan,
+							  probe_for_member, &add);
 }
