@@ -290,9 +290,10 @@ lookup_timeout_handler(void)
 
 /*
  * Milliseconds the lookup may take, or 0 if it should not start: the
- * statement's own timeout is too near.
+ * statement's own timeout is too near.  (Not inlined: its locals would sit
+ * in bloom_remote_size()'s frame across PG_TRY's setjmp.)
  */
-static int
+static pg_noinline int
 lookup_bound_ms(void)
 {
 	int			bound = BLOOM_REMOTE_SIZE_TIMEOUT_MS;

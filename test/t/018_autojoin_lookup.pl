@@ -20,6 +20,7 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use Time::HiRes qw(time);
+use IPC::Run;
 use FindBin;
 use lib $FindBin::RealBin;
 use BloomCluster;
@@ -228,6 +229,24 @@ $remote->safe_psql('postgres',
 	ok(defined $ms && $ms > 500 && $ms <= 1000,
 		'a lock-blocked remote under statement_timeout: the bound is half the time left') or diag($err);
 	like($out, qr/^1998$/m, 'a lock-blocked remote under statement_timeout: the next query runs');
+}
+# A user's cancel during the lookup is passed on, never swallowed: the
+# EXPLAIN waiting for the lock-blocked remote is cancelled as it would be.
+{
+	my ($in, $out, $err) = ('', '', '');
+	my $h = IPC::Run::start(
+		[ 'env', 'PGAPPNAME=cancel_me', 'psql', '-XAtq', '-d', $coord->connstr('postgres'), '-c',
+		  'EXPLAIN SELECT n.k, b.id FROM nloc n JOIN nlocked b ON b.k = n.k' ],
+		'<', \$in, '>', \$out, '2>', \$err);
+	ok($coord->poll_query_until('postgres', q{
+		SELECT count(*) = 1 FROM pg_stat_activity
+		WHERE application_name = 'cancel_me' AND wait_event_type = 'Extension'}),
+		'a user cancel: the EXPLAIN waits for the remote');
+	$coord->safe_psql('postgres',
+		"SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = 'cancel_me' AND pid <> pg_backend_pid()");
+	$h->finish;
+	like($err, qr/canceling statement due to user request/,
+		'a user cancel during the lookup cancels the statement') or diag("$out\n$err");
 }
 $remote->safe_psql('postgres', "COMMIT PREPARED 'hold'");
 {
