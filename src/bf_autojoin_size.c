@@ -612,8 +612,17 @@ bloom_remote_size(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
 		RollbackAndReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(cxt);
 		CurrentResourceOwner = owner;
-		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED && !ours)
-			passed_on = edata;	/* the user's cancel or statement_timeout */
+		if (!ours && edata->sqlerrcode == ERRCODE_QUERY_CANCELED &&
+			edata->funcname != NULL &&
+			strcmp(edata->funcname, "ProcessInterrupts") == 0)
+		{
+			/*
+			 * The user's cancel or statement_timeout, taken here.  (A remote
+			 * query cancelled on the remote comes back through postgres_fdw
+			 * with the same SQLSTATE: that one is only a failed lookup.)
+			 */
+			passed_on = edata;
+		}
 		else if (ours)
 			snprintf(reason, sizeof(reason),
 					 "the remote did not answer within %d ms (the lookup's bound)",

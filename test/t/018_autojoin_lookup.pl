@@ -248,6 +248,27 @@ $remote->safe_psql('postgres',
 	like($err, qr/canceling statement due to user request/,
 		'a user cancel during the lookup cancels the statement') or diag("$out\n$err");
 }
+# The remote query cancelled on the remote (an administrator there) comes
+# back with the same SQLSTATE as a cancel: only a failed lookup, no error.
+{
+	my ($in, $out, $err) = ('', '', '');
+	my $h = IPC::Run::start(
+		[ 'psql', '-XAtq', '-d', $coord->connstr('postgres'), '-c',
+		  'SET client_min_messages = debug1; EXPLAIN (VERBOSE, COSTS OFF) SELECT n.k, b.id FROM nloc n JOIN nlocked b ON b.k = n.k' ],
+		'<', \$in, '>', \$out, '2>', \$err);
+	ok($remote->poll_query_until('postgres', q{
+		SELECT count(*) = 1 FROM pg_stat_activity
+		WHERE application_name = 'postgres_fdw' AND wait_event_type = 'Lock'}),
+		'a remote cancel: the lookup waits for the lock on the remote');
+	$remote->safe_psql('postgres', q{
+		SELECT pg_cancel_backend(pid) FROM pg_stat_activity
+		WHERE application_name = 'postgres_fdw' AND wait_event_type = 'Lock'});
+	$h->finish;
+	is($h->result(0), 0, 'a remote cancel: the EXPLAIN succeeds') or diag($err);
+	ok(no_filter($out), 'a remote cancel: no filter');
+	like($err, qr/relation nlocked was never analyzed and its remote size is unknown \(asking the remote failed: (?:the remote did not answer: )?canceling statement due to user request/,
+		'a remote cancel: DEBUG1 says the lookup failed');
+}
 $remote->safe_psql('postgres', "COMMIT PREPARED 'hold'");
 {
 	my $q = 'SELECT n.k, b.id FROM nloc n JOIN nlocked b ON b.k = n.k';
