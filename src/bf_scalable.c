@@ -38,6 +38,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
+#include "bf_report.h"
 #include "bf_scalable.h"
 
 PG_FUNCTION_INFO_V1(scalablebloom_from_bloomfilter);
@@ -70,70 +71,15 @@ typedef struct Sbloom
 
 /* ---- bytes in, bytes out ---- */
 
-static void
-report_invalid(bfs_status st, const bfs_problem *pr, const uint8 *data,
-			   size_t len, int sqlstate)
-{
-	switch (st)
-	{
-		case BFS_ERR_VERSION:
-			{
-				unsigned	version = bf_load_le16(data + BFS_OFF_VERSION);
-
-				ereport(ERROR,
-						(errcode(sqlstate),
-						 errmsg("invalid scalablebloom: %s", bfs_status_message(st)),
-						 errdetail("The filter has format version %u; this build of bloomfilter reads version %d.",
-								   version, BFS_FORMAT_VERSION),
-						 version > BFS_FORMAT_VERSION ?
-						 errhint("The filter was written by a newer bloomfilter; upgrade the extension on this server.") : 0));
-				break;
-			}
-		case BFS_ERR_ENTRY:
-			ereport(ERROR,
-					(errcode(sqlstate),
-					 errmsg("invalid scalablebloom: %s", bfs_status_message(st)),
-					 errdetail("Sub-filter %u: %s.", pr->entry, bf_status_message(pr->inner))));
-			break;
-		case BFS_ERR_MISMATCH:
-		case BFS_ERR_SCHEDULE:
-			ereport(ERROR,
-					(errcode(sqlstate),
-					 errmsg("invalid scalablebloom: %s", bfs_status_message(st)),
-					 errdetail("The first such sub-filter is number %u.", pr->entry)));
-			break;
-		case BFS_ERR_TOO_LARGE:
-			ereport(ERROR,
-					(errcode(sqlstate),
-					 errmsg("invalid scalablebloom: %s", bfs_status_message(st)),
-					 errdetail("The value has %zu bytes; the largest has %llu, so that its text form can be selected and dumped.",
-							   len, (unsigned long long) BF_MAX_TOTAL_BYTES)));
-			break;
-		case BFS_ERR_COUNT:
-			ereport(ERROR,
-					(errcode(sqlstate),
-					 errmsg("invalid scalablebloom: %s", bfs_status_message(st)),
-					 errdetail("The header gives %u sub-filters; a scalablebloom has 1 to %d.",
-							   bf_load_le32(data + BFS_OFF_NFILTERS), BFS_MAX_FILTERS)));
-			break;
-		default:
-			ereport(ERROR,
-					(errcode(sqlstate),
-					 errmsg("invalid scalablebloom: %s", bfs_status_message(st))));
-	}
-	pg_unreachable();
-}
-
 /* Validates untrusted bytes and returns a new datum holding them. */
 static struct varlena *
 sbloom_from_bytes(const uint8 *data, size_t len, int sqlstate)
 {
-	bfs_problem pr;
-	bfs_status	st = bfs_validate(data, len, &pr);
+	bf_problem	p;
 	struct varlena *s;
 
-	if (st != BFS_OK)
-		report_invalid(st, &pr, data, len, sqlstate);
+	if (!bfs_diagnose(data, len, &p))
+		bloom_report_problem(&p, sqlstate);
 	s = (struct varlena *) palloc_extended(VARHDRSZ + len, MCXT_ALLOC_HUGE);
 	SET_VARSIZE(s, VARHDRSZ + len);
 	memcpy(VARDATA(s), data, len);
@@ -141,48 +87,26 @@ sbloom_from_bytes(const uint8 *data, size_t len, int sqlstate)
 	return s;
 }
 
-pg_noreturn static void
-damaged(size_t len)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_DATA_CORRUPTED),
-			 errmsg("scalablebloom datum is damaged: its header does not match its %zu bytes", len)));
-}
-
 /*
  * Decodes a datum that is already a scalablebloom.  Its structure (magic,
- * count, every entry's geometry and length) is checked so that a damaged
- * page gives an ERROR, not a wild read; the full validation ran when the
- * bytes came in.
+ * count, every entry's geometry and length: bfs_walk) is checked so that a
+ * damaged page gives an ERROR, not a wild read; the full validation ran
+ * when the bytes came in.
  */
 static void
 sbloom_decode(struct varlena *d, Sbloom *s)
 {
 	uint8	   *buf = (uint8 *) VARDATA_ANY(d);
 	size_t		len = VARSIZE_ANY_EXHDR(d);
-	size_t		off = BFS_HEADER_SIZE;
 
-	if (len < BFS_HEADER_SIZE || memcmp(buf, "BLMS", 4) != 0)
-		damaged(len);
-	s->datum = d;
-	bfs_read_header(buf, &s->h);
-	if (s->h.nfilters < 1 || s->h.nfilters > BFS_MAX_FILTERS)
-		damaged(len);
-	for (uint32 i = 0; i < s->h.nfilters; i++)
+	if (!bfs_walk(buf, len, &s->h))
 	{
-		const uint8 *f = buf + off + BFS_ENTRY_HEADER_SIZE;
-		uint64		nbits;
+		bf_problem	p;
 
-		if (len - off < BFS_ENTRY_HEADER_SIZE + BF_HEADER_SIZE)
-			damaged(len);
-		nbits = bf_load_le64(f + BF_OFF_NBITS);
-		if (bf_check_geometry(f[BF_OFF_LAYOUT], f[BF_OFF_HASHES], nbits) != BF_OK ||
-			bfs_entry_size(nbits) > len - off)
-			damaged(len);
-		off += bfs_entry_size(nbits);
+		bf_problem_damaged(&p, "scalablebloom", len);
+		bloom_report_problem(&p, ERRCODE_DATA_CORRUPTED);
 	}
-	if (off != len)
-		damaged(len);
+	s->datum = d;
 	s->e = palloc(sizeof(bfs_entry) * s->h.nfilters);
 	(void) bfs_entries(buf, len, s->e);
 }
@@ -281,60 +205,22 @@ scalablebloom_empty(PG_FUNCTION_ARGS)
 
 /*
  * Wraps a bloomfilter as the first sub-filter of a container of target
- * rate fpr: its capacity is what its geometry holds at the first level's
- * rate.  Its "added" becomes the distinct keys its bits suggest (at most
- * its adds), since the count of a filter built from repeated keys would
- * call it full early.
+ * rate fpr (the core's bfs_wrap: its capacity is what its geometry holds
+ * at the first level's rate).
  */
 static struct varlena *
 wrap_filter(const bf_view *v, double fpr, int growth, double r)
 {
-	double		p0 = bfs_level_fpr(fpr, r, 0);
-	uint64		capacity = bfs_capacity_of(v, p0);
-	size_t		flen = bf_buffer_size(v->nbits);
-	size_t		len = BFS_HEADER_SIZE + BFS_ENTRY_HEADER_SIZE + flen;
+	size_t		len = bfs_wrap_size(v->nbits);
 	struct varlena *d;
-	uint8	   *buf;
-	bfs_header	h = {0};
-	bf_view		ev;
 
 	if (len > BF_MAX_TOTAL_BYTES)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("the bloomfilter is too large to become a scalablebloom")));
-	capacity = Min(capacity, BFS_MAX_CAPACITY);
 	d = (struct varlena *) palloc_extended(VARHDRSZ + len, MCXT_ALLOC_HUGE);
 	SET_VARSIZE(d, VARHDRSZ + len);
-	buf = (uint8 *) VARDATA(d);
-	h.kind = BFS_KIND_SCALABLE;
-	h.layout = v->layout;
-	h.growth = (uint8) growth;
-	h.seed = v->seed;
-	h.fpr = fpr;
-	h.tightening = r;
-	h.initial_capacity = capacity;
-	h.added = v->added;
-	/* a container that knows a family has had keys added */
-	h.family = v->added > 0 ? v->family : BF_FAMILY_NONE;
-	h.type_tag = v->added > 0 ? v->type_tag : 0;
-	h.nfilters = 1;
-	bfs_write_header(buf, &h);
-	bfs_init_entry(buf + BFS_HEADER_SIZE, capacity, p0, 0, 0, v->layout,
-				   v->hashes, v->seed, v->nbits);
-	memcpy(buf + BFS_HEADER_SIZE + BFS_ENTRY_HEADER_SIZE + BF_HEADER_SIZE, v->bits, v->nbits / 8);
-	bf_view_of(buf + BFS_HEADER_SIZE + BFS_ENTRY_HEADER_SIZE, &ev);
-	ev.family = v->family;
-	ev.type_tag = v->type_tag;
-	ev.added = 0;
-	if (bf_popcount(&ev) > 0)
-		ev.added = Min(v->added, (uint64) Max(1.0, ceil(bf_est_cardinality(&ev))));
-	else
-	{
-		/* no key in the sub-filter yet */
-		ev.family = BF_FAMILY_NONE;
-		ev.type_tag = 0;
-	}
-	bf_store_header(buf + BFS_HEADER_SIZE + BFS_ENTRY_HEADER_SIZE, &ev);
+	bfs_wrap((uint8 *) VARDATA(d), v, fpr, growth, r);
 	return d;
 }
 

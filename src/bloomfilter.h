@@ -61,10 +61,6 @@ extern struct varlena *bloomfilter_alloc(uint64 nbits);
 extern struct varlena *bloomfilter_from_bytes(const uint8 *data, size_t len,
 											  int sqlstate);
 
-/* Reports a failed validation as an ERROR. */
-pg_noreturn extern void bloomfilter_report_invalid(bf_status st, const uint8 *data,
-												   size_t len, int sqlstate);
-
 /*
  * Decodes a datum that is already a bloomfilter (read-only).  The header
  * is checked for self-consistency, so a damaged page gives an ERROR, not a
