@@ -303,10 +303,15 @@ main(void)
 	test_scalable_validation();
 	test_scalable_mutations();
 	test_scalable_capacity();
+	test_scalable_walk();
+	test_scalable_wrap();
 	test_max_size();
 	test_aggstate_layout();
 	test_aggstate_round_trip();
 	test_aggstate_validation();
+	test_problem_shared();
+	test_problem_details();
+	test_problem_arbitrary();
 	test_slice_run(&n_passed, &n_failed);
 
 	printf("core: %d passed, %d failed\n", n_passed, n_failed);
