@@ -18,23 +18,40 @@
 #include "bf_window.h"
 #include "bf_scalable.h"
 
-static void
-clear(bf_problem *p)
+/* What the sentences of one format name, and what they compare with. */
+typedef struct format_words
 {
-	p->cls = BF_PROBLEM_NONE;
-	p->what[0] = '\0';
-	p->detail[0] = '\0';
-	p->hint[0] = '\0';
-}
+	const char *typname;		/* "bloomfilter", ... */
+	const char *noun;			/* "filter" or "window", in the details */
+	int			header_size;
+	int			version;		/* the format version this build reads */
+	/* the format's status codes for the cases every format words alike */
+	int			ok;
+	int			truncated;
+	int			bad_version;
+} format_words;
 
-/* "invalid <typname>: <message>", class INVALID, no detail or hint yet. */
-static void
-invalid(bf_problem *p, const char *typname, const char *message)
-{
-	clear(p);
-	p->cls = BF_PROBLEM_INVALID;
-	snprintf(p->what, sizeof(p->what), "invalid %s: %s", typname, message);
-}
+static const format_words filter_words = {
+	"bloomfilter", "filter", BF_HEADER_SIZE, BF_FORMAT_VERSION,
+	BF_OK, BF_ERR_TRUNCATED, BF_ERR_VERSION
+};
+static const format_words counting_words = {
+	"countingbloom", "filter", BF_HEADER_SIZE, BFC_FORMAT_VERSION,
+	BF_OK, BF_ERR_TRUNCATED, BF_ERR_VERSION
+};
+static const format_words window_words = {
+	"bloomwindow", "window", BFW_HEADER_SIZE, BFW_FORMAT_VERSION,
+	BFW_OK, BFW_ERR_TRUNCATED, BFW_ERR_VERSION
+};
+static const format_words scalable_words = {
+	"scalablebloom", "filter", BFS_HEADER_SIZE, BFS_FORMAT_VERSION,
+	BFS_OK, BFS_ERR_TRUNCATED, BFS_ERR_VERSION
+};
+
+/* every format keeps its version at the same offset, behind the magic */
+#if BF_OFF_VERSION != 4 || BFW_OFF_VERSION != 4 || BFS_OFF_VERSION != 4
+#error "a format's version field moved: version_problem reads offset 4"
+#endif
 
 static void set_detail(bf_problem *p, const char *fmt,...)
 			__attribute__((format(printf, 2, 3)));
@@ -50,32 +67,71 @@ set_detail(bf_problem *p, const char *fmt,...)
 }
 
 /*
- * A format version this build does not read.  Only a newer version is a
- * reason to upgrade (an older one was never written: the first version is
- * 1), so only it gets the hint and the NEWER_FORMAT class.  noun names the
- * value in the sentences ("filter", "window").
+ * The bytes are the sibling format's, a likely mistake: the message says
+ * what they are, the hint what to do.
  */
 static void
-version_problem(bf_problem *p, const char *noun, unsigned version,
-				int supported)
+sibling_problem(bf_problem *p, const format_words *f, const char *what,
+				const char *hint)
 {
+	snprintf(p->what, sizeof(p->what), "invalid %s: %s", f->typname, what);
+	snprintf(p->hint, sizeof(p->hint), "%s", hint);
+}
+
+static void
+truncated_problem(bf_problem *p, const format_words *f, size_t len)
+{
+	set_detail(p, "A %s takes at least %d bytes; %zu bytes were given.",
+			   f->typname, f->header_size, len);
+}
+
+/*
+ * A format version this build does not read.  Only a newer version is a
+ * reason to upgrade (an older one was never written: the first version is
+ * 1), so only it gets the hint and the NEWER_FORMAT class.
+ */
+static void
+version_problem(bf_problem *p, const format_words *f, const uint8_t *buf)
+{
+	unsigned	version = bf_load_le16(buf + BF_OFF_VERSION);
+
 	set_detail(p, "The %s has format version %u; this build of bloomfilter reads version %d.",
-			   noun, version, supported);
-	if (version > (unsigned) supported)
+			   f->noun, version, f->version);
+	if (version > (unsigned) f->version)
 	{
 		p->cls = BF_PROBLEM_NEWER_FORMAT;
 		snprintf(p->hint, sizeof(p->hint),
 				 "The %s was written by a newer bloomfilter; upgrade the extension on this server.",
-				 noun);
+				 f->noun);
 	}
 }
 
-static void
-truncated_problem(bf_problem *p, const char *typname, int header_size,
-				  size_t len)
+/*
+ * Starts p for status st of format f (message: the status in words).
+ * Returns true if nothing is left to say: the bytes are valid, or the
+ * status is one every format words alike (a short header, a version).
+ * Otherwise p says "invalid <type>: <message>", class INVALID, and the
+ * caller adds the format's own detail.
+ */
+static bool
+start(bf_problem *p, const format_words *f, int st, const char *message,
+	  const uint8_t *buf, size_t len)
 {
-	set_detail(p, "A %s takes at least %d bytes; %zu bytes were given.",
-			   typname, header_size, len);
+	p->cls = BF_PROBLEM_NONE;
+	p->what[0] = '\0';
+	p->detail[0] = '\0';
+	p->hint[0] = '\0';
+	if (st == f->ok)
+		return true;
+	p->cls = BF_PROBLEM_INVALID;
+	snprintf(p->what, sizeof(p->what), "invalid %s: %s", f->typname, message);
+	if (st == f->truncated)
+		truncated_problem(p, f, len);
+	else if (st == f->bad_version)
+		version_problem(p, f, buf);
+	else
+		return false;
+	return true;
 }
 
 /* ---- bloomfilter ---- */
@@ -85,26 +141,15 @@ bf_diagnose(const uint8_t *buf, size_t len, bf_problem *p)
 {
 	bf_status	st = bf_validate(buf, len);
 
-	clear(p);
-	if (st == BF_OK)
-		return true;
-	/* the sibling format is a likely mistake: say what it is */
-	if (st == BF_ERR_MAGIC && bfc_is_counting_magic(buf, len))
-	{
-		invalid(p, "bloomfilter", "this is a counting Bloom filter (magic \"BLMC\"), not a bloomfilter");
-		snprintf(p->hint, sizeof(p->hint), "%s",
-				 "Read it as a countingbloom, and convert it with cbloom_to_bloom() or a cast to bloomfilter.");
-		return false;
-	}
-	invalid(p, "bloomfilter", bf_status_message(st));
+	if (start(p, &filter_words, (int) st, bf_status_message(st), buf, len))
+		return st == BF_OK;
 	switch (st)
 	{
-		case BF_ERR_TRUNCATED:
-			truncated_problem(p, "bloomfilter", BF_HEADER_SIZE, len);
-			break;
-		case BF_ERR_VERSION:
-			version_problem(p, "filter", bf_load_le16(buf + BF_OFF_VERSION),
-							BF_FORMAT_VERSION);
+		case BF_ERR_MAGIC:
+			if (bfc_is_counting_magic(buf, len))
+				sibling_problem(p, &filter_words,
+								"this is a counting Bloom filter (magic \"BLMC\"), not a bloomfilter",
+								"Read it as a countingbloom, and convert it with cbloom_to_bloom() or a cast to bloomfilter.");
 			break;
 		case BF_ERR_LAYOUT:
 			set_detail(p, "The layout byte is %u; 1 is classic and 2 is blocked.",
@@ -147,25 +192,15 @@ bfc_diagnose(const uint8_t *buf, size_t len, bf_problem *p)
 {
 	bf_status	st = bfc_validate(buf, len);
 
-	clear(p);
-	if (st == BF_OK)
-		return true;
-	if (st == BF_ERR_MAGIC && bfc_is_plain_magic(buf, len))
-	{
-		invalid(p, "countingbloom", "this is a bloomfilter (magic \"BLMF\"), not a counting Bloom filter");
-		snprintf(p->hint, sizeof(p->hint), "%s",
-				 "A bloomfilter has bits, not counters, and cannot become a countingbloom; read it as a bloomfilter.");
-		return false;
-	}
-	invalid(p, "countingbloom", bfc_status_message(st));
+	if (start(p, &counting_words, (int) st, bfc_status_message(st), buf, len))
+		return st == BF_OK;
 	switch (st)
 	{
-		case BF_ERR_TRUNCATED:
-			truncated_problem(p, "countingbloom", BF_HEADER_SIZE, len);
-			break;
-		case BF_ERR_VERSION:
-			version_problem(p, "filter", bf_load_le16(buf + BF_OFF_VERSION),
-							BFC_FORMAT_VERSION);
+		case BF_ERR_MAGIC:
+			if (bfc_is_plain_magic(buf, len))
+				sibling_problem(p, &counting_words,
+								"this is a bloomfilter (magic \"BLMF\"), not a counting Bloom filter",
+								"A bloomfilter has bits, not counters, and cannot become a countingbloom; read it as a bloomfilter.");
 			break;
 		case BF_ERR_WIDTH:
 			set_detail(p, "The header gives %u bits per counter.",
@@ -196,19 +231,10 @@ bfw_diagnose(const uint8_t *buf, size_t len, bf_problem *p)
 	bfw_error	err;
 	bfw_status	st = bfw_validate(buf, len, &err);
 
-	clear(p);
-	if (st == BFW_OK)
-		return true;
-	invalid(p, "bloomwindow", bfw_status_message(st));
+	if (start(p, &window_words, (int) st, bfw_status_message(st), buf, len))
+		return st == BFW_OK;
 	switch (st)
 	{
-		case BFW_ERR_TRUNCATED:
-			truncated_problem(p, "bloomwindow", BFW_HEADER_SIZE, len);
-			break;
-		case BFW_ERR_VERSION:
-			version_problem(p, "window", bf_load_le16(buf + BFW_OFF_VERSION),
-							BFW_FORMAT_VERSION);
-			break;
 		case BFW_ERR_BUCKETS:
 			set_detail(p, "The header gives %u buckets; a window has 1 to %d.",
 					   (unsigned) bf_load_le32(buf + BFW_OFF_BUCKETS), BFW_MAX_BUCKETS);
@@ -245,19 +271,10 @@ bfs_diagnose(const uint8_t *buf, size_t len, bf_problem *p)
 	bfs_problem pr;
 	bfs_status	st = bfs_validate(buf, len, &pr);
 
-	clear(p);
-	if (st == BFS_OK)
-		return true;
-	invalid(p, "scalablebloom", bfs_status_message(st));
+	if (start(p, &scalable_words, (int) st, bfs_status_message(st), buf, len))
+		return st == BFS_OK;
 	switch (st)
 	{
-		case BFS_ERR_TRUNCATED:
-			truncated_problem(p, "scalablebloom", BFS_HEADER_SIZE, len);
-			break;
-		case BFS_ERR_VERSION:
-			version_problem(p, "filter", bf_load_le16(buf + BFS_OFF_VERSION),
-							BFS_FORMAT_VERSION);
-			break;
 		case BFS_ERR_ENTRY:
 			set_detail(p, "Sub-filter %u: %s.", (unsigned) pr.entry,
 					   bf_status_message(pr.inner));
@@ -286,9 +303,10 @@ bfs_diagnose(const uint8_t *buf, size_t len, bf_problem *p)
 void
 bf_problem_damaged(bf_problem *p, const char *typname, size_t len)
 {
-	clear(p);
 	p->cls = BF_PROBLEM_DAMAGED;
 	snprintf(p->what, sizeof(p->what),
 			 "%s datum is damaged: its header does not match its %zu bytes",
 			 typname, len);
+	p->detail[0] = '\0';
+	p->hint[0] = '\0';
 }
