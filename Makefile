@@ -66,7 +66,6 @@ include $(PGXS)
 # (bf_core.h is an umbrella over one header per concern: every one counts)
 CORE_HDRS = $(wildcard src/core/*.h)
 $(OBJS): $(CORE_HDRS) src/bloomfilter.h src/bf_keyenc.h src/bf_index.h src/bf_gist.h src/bf_autojoin.h src/bf_compat.h src/bf_slice_am.h
-$(OBJS): src/bf_report.h src/bf_sbloom.h
 
 # ---- the core on its own ----
 CORE_CC ?= gcc
@@ -102,3 +101,6 @@ EXTRA_CLEAN = test/core/test_core test/core/test_core_noavx2
 .PHONY: installcheck-valgrind
 installcheck-valgrind:
 	REGRESS="$(REGRESS)" PG_CONFIG="$(PG_CONFIG)" bash test/valgrind.sh
+
+# the headers of the reporter and of the scalablebloom glue files, as above
+$(OBJS): src/bf_report.h src/bf_sbloom.h
