@@ -298,6 +298,9 @@ main(void)
 	test_window_edges();
 	test_window_stream();
 	test_window_validation();
+	test_problem_shared();
+	test_problem_details();
+	test_problem_arbitrary();
 	test_scalable_schedule();
 	test_scalable_growth();
 	test_scalable_validation();
@@ -309,9 +312,6 @@ main(void)
 	test_aggstate_layout();
 	test_aggstate_round_trip();
 	test_aggstate_validation();
-	test_problem_shared();
-	test_problem_details();
-	test_problem_arbitrary();
 	test_slice_run(&n_passed, &n_failed);
 
 	printf("core: %d passed, %d failed\n", n_passed, n_failed);
