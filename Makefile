@@ -23,6 +23,9 @@ GLUE_SRCS = src/bf_guc.c src/bf_io.c src/bf_encode.c src/bf_keytypes.c src/bf_ke
 	src/bf_array.c src/bf_cmp.c src/bf_autojoin.c src/bf_autojoin_plan.c src/bf_autojoin_size.c \
 	src/bf_slice_page.c src/bf_slice_write.c src/bf_slice_build.c src/bf_slice_scan.c \
 	src/bf_slice_vacuum.c src/bf_slice_am.c
+# the words of a refused value (core) and the one reporter that raises them
+CORE_SRCS += src/core/bf_problem.c
+GLUE_SRCS += src/bf_report.c src/bf_scalable_union.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
 DATA = sql/bloomfilter--1.0.sql
@@ -98,3 +101,6 @@ EXTRA_CLEAN = test/core/test_core test/core/test_core_noavx2
 .PHONY: installcheck-valgrind
 installcheck-valgrind:
 	REGRESS="$(REGRESS)" PG_CONFIG="$(PG_CONFIG)" bash test/valgrind.sh
+
+# the headers of the reporter and of the scalablebloom glue files, as above
+$(OBJS): src/bf_report.h src/bf_sbloom.h

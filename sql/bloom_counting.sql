@@ -237,6 +237,10 @@ SELECT cb_catch($$SELECT 'not base64!'::countingbloom$$);
 -- a bloomfilter reader refuses counting bytes, and says what they are
 SELECT cb_catch(format('SELECT %L::bytea::bloomfilter', b)) FROM cb_good;
 SELECT b::bloomfilter FROM cb_good;
+-- a newer format version: the detail, and the hint to upgrade that every
+-- type gives; version 0 (never written) gets no hint
+SELECT overlay(b placing '\x0200'::bytea from 5)::countingbloom FROM cb_good;
+SELECT overlay(b placing '\x0000'::bytea from 5)::countingbloom FROM cb_good;
 -- binary recv, through COPY FROM (FORMAT binary): a bytea column's binary
 -- file is a countingbloom column's with the same bytes.  Each bad case is
 -- read twice: with its message (the CONTEXT line shows recv ran for column

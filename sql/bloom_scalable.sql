@@ -314,6 +314,9 @@ CREATE TABLE sb_recv (f scalablebloom);
 \copy sb_recv FROM 'results/sb_bad.bin' (FORMAT binary)
 \copy (SELECT b FROM sb_bad WHERE what = 'a bit flipped') TO 'results/sb_bad.bin' (FORMAT binary)
 \copy sb_recv FROM 'results/sb_bad.bin' (FORMAT binary)
+-- the detail and hint of a newer version, and the detail of a short header
+SELECT b::scalablebloom FROM sb_bad WHERE what = 'version 2';
+SELECT b::scalablebloom FROM sb_bad WHERE what = 'truncated header';
 SELECT count(*) AS received FROM sb_recv;
 
 DROP TABLE sb_par_100, sb_par_7000, sb_par_200000;

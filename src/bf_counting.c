@@ -13,6 +13,7 @@
  */
 #include "bloomfilter.h"
 #include "bf_counting.h"
+#include "bf_report.h"
 
 #include "access/detoast.h"
 #include "access/htup_details.h"
@@ -60,65 +61,15 @@ cbloom_make_empty(MemoryContext cxt, int layout, int hashes, uint64 seed,
 	return f;
 }
 
-/* Reports a failed validation of countingbloom bytes as an ERROR. */
-static void
-cbloom_report_invalid(bf_status st, const uint8 *data, size_t len, int sqlstate)
-{
-	if (st == BF_ERR_MAGIC && bfc_is_plain_magic(data, len))
-		ereport(ERROR,
-				(errcode(sqlstate),
-				 errmsg("invalid countingbloom: this is a bloomfilter (magic \"BLMF\"), not a counting Bloom filter"),
-				 errhint("A bloomfilter has bits, not counters, and cannot become a countingbloom; read it as a bloomfilter.")));
-	switch (st)
-	{
-		case BF_ERR_VERSION:
-			ereport(ERROR,
-					(errcode(sqlstate),
-					 errmsg("invalid countingbloom: %s", bfc_status_message(st)),
-					 errdetail("The filter has format version %u; this build of bloomfilter reads version %d.",
-							   (unsigned) bf_load_le16(data + BF_OFF_VERSION), BFC_FORMAT_VERSION)));
-			break;
-		case BF_ERR_WIDTH:
-			ereport(ERROR,
-					(errcode(sqlstate),
-					 errmsg("invalid countingbloom: %s", bfc_status_message(st)),
-					 errdetail("The header gives %u bits per counter.",
-							   (unsigned) bf_load_le16(data + BFC_OFF_WIDTH))));
-			break;
-		case BF_ERR_SIZE:
-			ereport(ERROR,
-					(errcode(sqlstate),
-					 errmsg("invalid countingbloom: %s", bfc_status_message(st)),
-					 errdetail("The header gives " UINT64_FORMAT " counters of %u bits, which take " UINT64_FORMAT " bytes with the header, but %zu bytes were given.",
-							   bf_load_le64(data + BFC_OFF_NCOUNTERS),
-							   (unsigned) bf_load_le16(data + BFC_OFF_WIDTH),
-							   (uint64) BF_HEADER_SIZE + bf_load_le64(data + BFC_OFF_NCOUNTERS) / 8 * bf_load_le16(data + BFC_OFF_WIDTH),
-							   len)));
-			break;
-		case BF_ERR_TRUNCATED:
-			ereport(ERROR,
-					(errcode(sqlstate),
-					 errmsg("invalid countingbloom: %s", bfc_status_message(st)),
-					 errdetail("A countingbloom takes at least %d bytes; %zu bytes were given.",
-							   BF_HEADER_SIZE, len)));
-			break;
-		default:
-			ereport(ERROR,
-					(errcode(sqlstate),
-					 errmsg("invalid countingbloom: %s", bfc_status_message(st))));
-	}
-	pg_unreachable();
-}
-
 /* Validates untrusted bytes and returns a new datum holding them. */
 static struct varlena *
 cbloom_from_bytes(const uint8 *data, size_t len, int sqlstate)
 {
-	bf_status	st = bfc_validate(data, len);
+	bf_problem	p;
 	struct varlena *f;
 
-	if (st != BF_OK)
-		cbloom_report_invalid(st, data, len, sqlstate);
+	if (!bfc_diagnose(data, len, &p))
+		bloom_report_problem(&p, sqlstate);
 	f = palloc(VARHDRSZ + len);
 	SET_VARSIZE(f, VARHDRSZ + len);
 	memcpy(VARDATA(f), data, len);

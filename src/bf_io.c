@@ -8,7 +8,7 @@
  * on the other side.
  */
 #include "bloomfilter.h"
-#include "bf_counting.h"
+#include "bf_report.h"
 
 #include "libpq/pqformat.h"
 #include "utils/builtins.h"
@@ -30,103 +30,14 @@ bloomfilter_alloc(uint64 nbits)
 	return f;
 }
 
-void
-bloomfilter_report_invalid(bf_status st, const uint8 *data, size_t len,
-						   int sqlstate)
-{
-	switch (st)
-	{
-		case BF_ERR_VERSION:
-			{
-				unsigned	version = bf_load_le16(data + BF_OFF_VERSION);
-
-				/* only a newer version is a reason to upgrade */
-				ereport(ERROR,
-						(errcode(sqlstate),
-						 errmsg("invalid bloomfilter: %s", bf_status_message(st)),
-						 errdetail("The filter has format version %u; this build of bloomfilter reads version %d.",
-								   version, BF_FORMAT_VERSION),
-						 version > BF_FORMAT_VERSION ?
-						 errhint("The filter was written by a newer bloomfilter; upgrade the extension on this server.") : 0));
-				break;
-			}
-		case BF_ERR_LAYOUT:
-			ereport(ERROR,
-					(errcode(sqlstate),
-					 errmsg("invalid bloomfilter: %s", bf_status_message(st)),
-					 errdetail("The layout byte is %u; 1 is classic and 2 is blocked.",
-							   (unsigned) data[BF_OFF_LAYOUT])));
-			break;
-		case BF_ERR_HASHES:
-			ereport(ERROR,
-					(errcode(sqlstate),
-					 errmsg("invalid bloomfilter: %s", bf_status_message(st)),
-					 errdetail("The header gives %u hashes; a filter uses %d to %d.",
-							   (unsigned) data[BF_OFF_HASHES], BF_MIN_HASHES, BF_MAX_HASHES)));
-			break;
-		case BF_ERR_NBITS:
-			ereport(ERROR,
-					(errcode(sqlstate),
-					 errmsg("invalid bloomfilter: %s", bf_status_message(st)),
-					 errdetail("The header gives %llu bits for a %s filter; it needs a positive multiple of %d, at most %llu.",
-							   (unsigned long long) bf_load_le64(data + BF_OFF_NBITS),
-							   bf_layout_name(data[BF_OFF_LAYOUT]),
-							   data[BF_OFF_LAYOUT] == BF_LAYOUT_BLOCKED ? BF_BLOCK_BITS : 64,
-							   (unsigned long long) BF_MAX_NBITS)));
-			break;
-		case BF_ERR_FAMILY:
-			ereport(ERROR,
-					(errcode(sqlstate),
-					 errmsg("invalid bloomfilter: %s", bf_status_message(st)),
-					 errdetail("The header gives key family %u with type tag %u; families go from 0 to %d, and families %d, %d, %d and %d, and only they, have a type tag.",
-							   (unsigned) bf_load_le16(data + BF_OFF_FAMILY),
-							   (unsigned) bf_load_le32(data + BF_OFF_TYPETAG),
-							   BF_FAMILY_MAX, BF_FAMILY_OTHER, BF_FAMILY_ENUM,
-							   BF_FAMILY_COMPOSITE, BF_FAMILY_HASHED)));
-			break;
-		case BF_ERR_SIZE:
-			ereport(ERROR,
-					(errcode(sqlstate),
-					 errmsg("invalid bloomfilter: %s", bf_status_message(st)),
-					 errdetail("The header gives %llu bits, which take %llu bytes with the header, but %zu bytes were given.",
-							   (unsigned long long) bf_load_le64(data + BF_OFF_NBITS),
-							   (unsigned long long) (BF_HEADER_SIZE + bf_load_le64(data + BF_OFF_NBITS) / 8),
-							   len)));
-			break;
-		case BF_ERR_MAGIC:
-			/* the sibling format is a likely mistake: say what it is */
-			if (bfc_is_counting_magic(data, len))
-				ereport(ERROR,
-						(errcode(sqlstate),
-						 errmsg("invalid bloomfilter: this is a counting Bloom filter (magic \"BLMC\"), not a bloomfilter"),
-						 errhint("Read it as a countingbloom, and convert it with cbloom_to_bloom() or a cast to bloomfilter.")));
-			ereport(ERROR,
-					(errcode(sqlstate),
-					 errmsg("invalid bloomfilter: %s", bf_status_message(st))));
-			break;
-		case BF_ERR_TRUNCATED:
-			ereport(ERROR,
-					(errcode(sqlstate),
-					 errmsg("invalid bloomfilter: %s", bf_status_message(st)),
-					 errdetail("A bloomfilter takes at least %d bytes; %zu bytes were given.",
-							   BF_HEADER_SIZE, len)));
-			break;
-		default:
-			ereport(ERROR,
-					(errcode(sqlstate),
-					 errmsg("invalid bloomfilter: %s", bf_status_message(st))));
-	}
-	pg_unreachable();
-}
-
 struct varlena *
 bloomfilter_from_bytes(const uint8 *data, size_t len, int sqlstate)
 {
-	bf_status	st = bf_validate(data, len);
+	bf_problem	p;
 	struct varlena *f;
 
-	if (st != BF_OK)
-		bloomfilter_report_invalid(st, data, len, sqlstate);
+	if (!bf_diagnose(data, len, &p))
+		bloom_report_problem(&p, sqlstate);
 	f = (struct varlena *) palloc(VARHDRSZ + len);
 	SET_VARSIZE(f, VARHDRSZ + len);
 	memcpy(VARDATA(f), data, len);

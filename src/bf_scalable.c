@@ -2,8 +2,8 @@
  * bf_scalable.c
  *		The scalablebloom type: a Bloom filter that grows (Almeida et al.'s
  *		scalable filters).  Type I/O and casts, constructor, add and probe,
- *		union, inspection, and the aggregates sbloom_agg and
- *		bloom_union_agg(scalablebloom).
+ *		inspection, and sbloom_agg; union and bloom_union_agg(scalablebloom)
+ *		are in bf_scalable_union.c.
  *
  * A scalablebloom datum is a varlena whose payload is the "BLMS" container
  * (src/core/FORMAT.md) byte for byte, checksum field zero inside the
@@ -16,13 +16,6 @@
  * bits).  Otherwise it goes into the last sub-filter; when that one holds
  * its capacity, a sub-filter of the next level (capacity times the growth
  * factor, rate times the tightening ratio) is appended first.
- *
- * Union concatenates the sub-filters of both sides, sorted in a canonical
- * order with identical ones kept once.  Each sub-filter keeps its own load
- * and rate, so no key is lost and the rate of the result is at most the
- * sum of the two rates (OR-ing sub-filters of the same level would double
- * their load and raise their rate far more).  The result does not depend
- * on the order of the inputs, which keeps bloom_union_agg deterministic.
  */
 #include "bloomfilter.h"
 
@@ -38,7 +31,8 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
-#include "bf_scalable.h"
+#include "bf_report.h"
+#include "bf_sbloom.h"
 
 PG_FUNCTION_INFO_V1(scalablebloom_from_bloomfilter);
 PG_FUNCTION_INFO_V1(scalablebloom_empty);
@@ -46,7 +40,6 @@ PG_FUNCTION_INFO_V1(scalablebloom_add);
 PG_FUNCTION_INFO_V1(scalablebloom_add_all);
 PG_FUNCTION_INFO_V1(scalablebloom_contains);
 PG_FUNCTION_INFO_V1(scalablebloom_contained_in);
-PG_FUNCTION_INFO_V1(scalablebloom_union);
 PG_FUNCTION_INFO_V1(scalablebloom_info);
 PG_FUNCTION_INFO_V1(scalablebloom_settings);
 PG_FUNCTION_INFO_V1(scalablebloom_filters);
@@ -54,86 +47,18 @@ PG_FUNCTION_INFO_V1(scalablebloom_fpr);
 PG_FUNCTION_INFO_V1(scalablebloom_cardinality);
 PG_FUNCTION_INFO_V1(scalablebloom_agg_trans);
 PG_FUNCTION_INFO_V1(scalablebloom_agg_final);
-PG_FUNCTION_INFO_V1(scalablebloom_union_agg_trans);
-PG_FUNCTION_INFO_V1(scalablebloom_union_agg_combine);
-PG_FUNCTION_INFO_V1(scalablebloom_union_agg_serialize);
-PG_FUNCTION_INFO_V1(scalablebloom_union_agg_deserialize);
-PG_FUNCTION_INFO_V1(scalablebloom_union_agg_final);
-
-/* A container decoded for reading or, for a private copy, writing. */
-typedef struct Sbloom
-{
-	struct varlena *datum;
-	bfs_header	h;
-	bfs_entry  *e;				/* h.nfilters entries, pointing into datum */
-} Sbloom;
 
 /* ---- bytes in, bytes out ---- */
 
-static void
-report_invalid(bfs_status st, const bfs_problem *pr, const uint8 *data,
-			   size_t len, int sqlstate)
-{
-	switch (st)
-	{
-		case BFS_ERR_VERSION:
-			{
-				unsigned	version = bf_load_le16(data + BFS_OFF_VERSION);
-
-				ereport(ERROR,
-						(errcode(sqlstate),
-						 errmsg("invalid scalablebloom: %s", bfs_status_message(st)),
-						 errdetail("The filter has format version %u; this build of bloomfilter reads version %d.",
-								   version, BFS_FORMAT_VERSION),
-						 version > BFS_FORMAT_VERSION ?
-						 errhint("The filter was written by a newer bloomfilter; upgrade the extension on this server.") : 0));
-				break;
-			}
-		case BFS_ERR_ENTRY:
-			ereport(ERROR,
-					(errcode(sqlstate),
-					 errmsg("invalid scalablebloom: %s", bfs_status_message(st)),
-					 errdetail("Sub-filter %u: %s.", pr->entry, bf_status_message(pr->inner))));
-			break;
-		case BFS_ERR_MISMATCH:
-		case BFS_ERR_SCHEDULE:
-			ereport(ERROR,
-					(errcode(sqlstate),
-					 errmsg("invalid scalablebloom: %s", bfs_status_message(st)),
-					 errdetail("The first such sub-filter is number %u.", pr->entry)));
-			break;
-		case BFS_ERR_TOO_LARGE:
-			ereport(ERROR,
-					(errcode(sqlstate),
-					 errmsg("invalid scalablebloom: %s", bfs_status_message(st)),
-					 errdetail("The value has %zu bytes; the largest has %llu, so that its text form can be selected and dumped.",
-							   len, (unsigned long long) BF_MAX_TOTAL_BYTES)));
-			break;
-		case BFS_ERR_COUNT:
-			ereport(ERROR,
-					(errcode(sqlstate),
-					 errmsg("invalid scalablebloom: %s", bfs_status_message(st)),
-					 errdetail("The header gives %u sub-filters; a scalablebloom has 1 to %d.",
-							   bf_load_le32(data + BFS_OFF_NFILTERS), BFS_MAX_FILTERS)));
-			break;
-		default:
-			ereport(ERROR,
-					(errcode(sqlstate),
-					 errmsg("invalid scalablebloom: %s", bfs_status_message(st))));
-	}
-	pg_unreachable();
-}
-
 /* Validates untrusted bytes and returns a new datum holding them. */
-static struct varlena *
+struct varlena *
 sbloom_from_bytes(const uint8 *data, size_t len, int sqlstate)
 {
-	bfs_problem pr;
-	bfs_status	st = bfs_validate(data, len, &pr);
+	bf_problem	p;
 	struct varlena *s;
 
-	if (st != BFS_OK)
-		report_invalid(st, &pr, data, len, sqlstate);
+	if (!bfs_diagnose(data, len, &p))
+		bloom_report_problem(&p, sqlstate);
 	s = (struct varlena *) palloc_extended(VARHDRSZ + len, MCXT_ALLOC_HUGE);
 	SET_VARSIZE(s, VARHDRSZ + len);
 	memcpy(VARDATA(s), data, len);
@@ -141,54 +66,32 @@ sbloom_from_bytes(const uint8 *data, size_t len, int sqlstate)
 	return s;
 }
 
-pg_noreturn static void
-damaged(size_t len)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_DATA_CORRUPTED),
-			 errmsg("scalablebloom datum is damaged: its header does not match its %zu bytes", len)));
-}
-
 /*
  * Decodes a datum that is already a scalablebloom.  Its structure (magic,
- * count, every entry's geometry and length) is checked so that a damaged
- * page gives an ERROR, not a wild read; the full validation ran when the
- * bytes came in.
+ * count, every entry's geometry and length: bfs_walk) is checked so that a
+ * damaged page gives an ERROR, not a wild read; the full validation ran
+ * when the bytes came in.
  */
-static void
+void
 sbloom_decode(struct varlena *d, Sbloom *s)
 {
 	uint8	   *buf = (uint8 *) VARDATA_ANY(d);
 	size_t		len = VARSIZE_ANY_EXHDR(d);
-	size_t		off = BFS_HEADER_SIZE;
 
-	if (len < BFS_HEADER_SIZE || memcmp(buf, "BLMS", 4) != 0)
-		damaged(len);
-	s->datum = d;
-	bfs_read_header(buf, &s->h);
-	if (s->h.nfilters < 1 || s->h.nfilters > BFS_MAX_FILTERS)
-		damaged(len);
-	for (uint32 i = 0; i < s->h.nfilters; i++)
+	if (!bfs_walk(buf, len, &s->h))
 	{
-		const uint8 *f = buf + off + BFS_ENTRY_HEADER_SIZE;
-		uint64		nbits;
+		bf_problem	p;
 
-		if (len - off < BFS_ENTRY_HEADER_SIZE + BF_HEADER_SIZE)
-			damaged(len);
-		nbits = bf_load_le64(f + BF_OFF_NBITS);
-		if (bf_check_geometry(f[BF_OFF_LAYOUT], f[BF_OFF_HASHES], nbits) != BF_OK ||
-			bfs_entry_size(nbits) > len - off)
-			damaged(len);
-		off += bfs_entry_size(nbits);
+		bf_problem_damaged(&p, "scalablebloom", len);
+		bloom_report_problem(&p, ERRCODE_DATA_CORRUPTED);
 	}
-	if (off != len)
-		damaged(len);
+	s->datum = d;
 	s->e = palloc(sizeof(bfs_entry) * s->h.nfilters);
 	(void) bfs_entries(buf, len, s->e);
 }
 
 /* A read-only, detoasted argument. */
-static void
+void
 sbloom_getarg(FunctionCallInfo fcinfo, int n, Sbloom *s)
 {
 	sbloom_decode(PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(n)), s);
@@ -281,60 +184,22 @@ scalablebloom_empty(PG_FUNCTION_ARGS)
 
 /*
  * Wraps a bloomfilter as the first sub-filter of a container of target
- * rate fpr: its capacity is what its geometry holds at the first level's
- * rate.  Its "added" becomes the distinct keys its bits suggest (at most
- * its adds), since the count of a filter built from repeated keys would
- * call it full early.
+ * rate fpr (the core's bfs_wrap: its capacity is what its geometry holds
+ * at the first level's rate).
  */
 static struct varlena *
 wrap_filter(const bf_view *v, double fpr, int growth, double r)
 {
-	double		p0 = bfs_level_fpr(fpr, r, 0);
-	uint64		capacity = bfs_capacity_of(v, p0);
-	size_t		flen = bf_buffer_size(v->nbits);
-	size_t		len = BFS_HEADER_SIZE + BFS_ENTRY_HEADER_SIZE + flen;
+	size_t		len = bfs_wrap_size(v->nbits);
 	struct varlena *d;
-	uint8	   *buf;
-	bfs_header	h = {0};
-	bf_view		ev;
 
 	if (len > BF_MAX_TOTAL_BYTES)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("the bloomfilter is too large to become a scalablebloom")));
-	capacity = Min(capacity, BFS_MAX_CAPACITY);
 	d = (struct varlena *) palloc_extended(VARHDRSZ + len, MCXT_ALLOC_HUGE);
 	SET_VARSIZE(d, VARHDRSZ + len);
-	buf = (uint8 *) VARDATA(d);
-	h.kind = BFS_KIND_SCALABLE;
-	h.layout = v->layout;
-	h.growth = (uint8) growth;
-	h.seed = v->seed;
-	h.fpr = fpr;
-	h.tightening = r;
-	h.initial_capacity = capacity;
-	h.added = v->added;
-	/* a container that knows a family has had keys added */
-	h.family = v->added > 0 ? v->family : BF_FAMILY_NONE;
-	h.type_tag = v->added > 0 ? v->type_tag : 0;
-	h.nfilters = 1;
-	bfs_write_header(buf, &h);
-	bfs_init_entry(buf + BFS_HEADER_SIZE, capacity, p0, 0, 0, v->layout,
-				   v->hashes, v->seed, v->nbits);
-	memcpy(buf + BFS_HEADER_SIZE + BFS_ENTRY_HEADER_SIZE + BF_HEADER_SIZE, v->bits, v->nbits / 8);
-	bf_view_of(buf + BFS_HEADER_SIZE + BFS_ENTRY_HEADER_SIZE, &ev);
-	ev.family = v->family;
-	ev.type_tag = v->type_tag;
-	ev.added = 0;
-	if (bf_popcount(&ev) > 0)
-		ev.added = Min(v->added, (uint64) Max(1.0, ceil(bf_est_cardinality(&ev))));
-	else
-	{
-		/* no key in the sub-filter yet */
-		ev.family = BF_FAMILY_NONE;
-		ev.type_tag = 0;
-	}
-	bf_store_header(buf + BFS_HEADER_SIZE + BFS_ENTRY_HEADER_SIZE, &ev);
+	bfs_wrap((uint8 *) VARDATA(d), v, fpr, growth, r);
 	return d;
 }
 
@@ -765,178 +630,6 @@ scalablebloom_contained_in(PG_FUNCTION_ARGS)
 	PG_RETURN_BOOL(probe(fcinfo, 1, 0));
 }
 
-/* ---- union ---- */
-
-/* A set of entries being united, and the header they will share. */
-typedef struct SbloomUnion
-{
-	bfs_header	h;
-	bool		has_header;
-	uint32		n;
-	uint32		cap;
-	bfs_entry  *e;				/* entries, each pointing into its own copy
-								 * or into an input */
-	size_t		len;			/* bytes of the entries */
-} SbloomUnion;
-
-static int
-entry_qsort_cmp(const void *a, const void *b)
-{
-	return bfs_entry_cmp((const bfs_entry *) a, (const bfs_entry *) b);
-}
-
-/*
- * Adds container s's entries to u (pointers: the caller keeps s alive, or
- * copies), after checking that s can join: same parameters and family.
- */
-static void
-union_add(SbloomUnion *u, const Sbloom *s, MemoryContext mcxt)
-{
-	if (!u->has_header)
-	{
-		u->h = s->h;
-		u->h.nfilters = 0;
-		u->has_header = true;
-	}
-	else
-	{
-		const char *why = bfs_incompatible(&u->h, &s->h);
-
-		if (why == NULL && u->h.family != BF_FAMILY_NONE && s->h.family != BF_FAMILY_NONE &&
-			(u->h.family != s->h.family || u->h.type_tag != s->h.type_tag))
-			ereport(ERROR,
-					(errcode(ERRCODE_DATATYPE_MISMATCH),
-					 errmsg("cannot union scalablebloom filters: the filters hold keys of different families"),
-					 errdetail("The first holds keys of family \"%s\"; the second of family \"%s\".",
-							   bloom_family_display(u->h.family, u->h.type_tag),
-							   bloom_family_display(s->h.family, s->h.type_tag))));
-		if (why != NULL)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("cannot union scalablebloom filters: %s", why),
-					 errdetail("The first has layout %s, seed " INT64_FORMAT ", target rate %g, growth %d and tightening %g; the second has layout %s, seed " INT64_FORMAT ", target rate %g, growth %d and tightening %g.",
-							   bf_layout_name(u->h.layout), (int64) u->h.seed, u->h.fpr, u->h.growth, u->h.tightening,
-							   bf_layout_name(s->h.layout), (int64) s->h.seed, s->h.fpr, s->h.growth, s->h.tightening)));
-		if (u->h.family == BF_FAMILY_NONE)
-		{
-			u->h.family = s->h.family;
-			u->h.type_tag = s->h.type_tag;
-		}
-		u->h.added = bloom_add_saturating(u->h.added, s->h.added);
-		u->h.initial_capacity = Min(u->h.initial_capacity, s->h.initial_capacity);
-	}
-	if (u->n + s->h.nfilters > u->cap)
-	{
-		uint32		cap = Max(u->cap * 2, u->n + s->h.nfilters);
-
-		u->e = u->e == NULL ? MemoryContextAlloc(mcxt, sizeof(bfs_entry) * cap)
-			: repalloc(u->e, sizeof(bfs_entry) * cap);
-		u->cap = cap;
-	}
-	memcpy(u->e + u->n, s->e, sizeof(bfs_entry) * s->h.nfilters);
-	u->n += s->h.nfilters;
-	for (uint32 i = 0; i < s->h.nfilters; i++)
-		u->len += s->e[i].len;
-}
-
-/*
- * Sorts u's entries into canonical order and drops duplicates (identical
- * sub-filters hold the same keys: a filter united with itself keeps its
- * rate).
- */
-static void
-union_canonical(SbloomUnion *u)
-{
-	uint32		out = 0;
-
-	if (u->n > 1)
-		qsort(u->e, u->n, sizeof(bfs_entry), entry_qsort_cmp);
-	for (uint32 i = 0; i < u->n; i++)
-	{
-		if (out > 0 && bfs_entry_cmp(&u->e[out - 1], &u->e[i]) == 0)
-		{
-			u->len -= u->e[i].len;
-			continue;
-		}
-		u->e[out++] = u->e[i];
-	}
-	u->n = out;
-}
-
-/* The container of u's entries (sorted first), in the current context. */
-static struct varlena *
-union_build(SbloomUnion *u)
-{
-	struct varlena *d;
-	uint8	   *p;
-	size_t		len;
-
-	union_canonical(u);
-	if (u->n > BFS_MAX_FILTERS)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("the union of these scalablebloom filters would have %u sub-filters; the most is %d",
-						u->n, BFS_MAX_FILTERS)));
-	len = BFS_HEADER_SIZE + u->len;
-	if (len > BF_MAX_TOTAL_BYTES)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("the union of these scalablebloom filters would exceed the largest value"),
-				 errdetail("The union would have %zu bytes; the largest scalablebloom has %llu, so that its text form can be selected and dumped.",
-						   len, (unsigned long long) BF_MAX_TOTAL_BYTES)));
-	d = (struct varlena *) palloc_extended(VARHDRSZ + len, MCXT_ALLOC_HUGE);
-	SET_VARSIZE(d, VARHDRSZ + len);
-	u->h.nfilters = u->n;
-	bfs_write_header((uint8 *) VARDATA(d), &u->h);
-	p = (uint8 *) VARDATA(d) + BFS_HEADER_SIZE;
-	for (uint32 i = 0; i < u->n; i++)
-	{
-		memcpy(p, u->e[i].filter - BFS_ENTRY_HEADER_SIZE, u->e[i].len);
-		p += u->e[i].len;
-	}
-	return d;
-}
-
-/*
- * A union can hold more keys than its target allows (two full filters
- * give about twice the rate): correct, reported truthfully by bloom_info,
- * and worth a word.
- */
-static void
-union_warn(struct varlena *d)
-{
-	Sbloom		s;
-	double		fpr;
-
-	sbloom_decode(d, &s);
-	fpr = bfs_est_fpr(s.e, s.h.nfilters);
-	if (fpr > s.h.fpr)
-		ereport(WARNING,
-				(errmsg("the union of scalablebloom filters has an estimated false-positive rate of %.3g, above its target %g",
-						fpr, s.h.fpr),
-				 errdetail("Each sub-filter keeps its own rate; the union holds the sub-filters of both inputs."),
-				 errhint("Build one filter from all the keys, for example with sbloom_agg, to stay under the target.")));
-	pfree(s.e);
-}
-
-/* bloom_union(s, t), s | t: every key of either. */
-Datum
-scalablebloom_union(PG_FUNCTION_ARGS)
-{
-	Sbloom		a,
-				b;
-	SbloomUnion u = {0};
-	struct varlena *d;
-
-	sbloom_getarg(fcinfo, 0, &a);
-	sbloom_getarg(fcinfo, 1, &b);
-	union_add(&u, &a, CurrentMemoryContext);
-	union_add(&u, &b, CurrentMemoryContext);
-	d = union_build(&u);
-	union_warn(d);
-	PG_RETURN_POINTER(d);
-}
-
 /* ---- inspecting ---- */
 
 Datum
@@ -1082,119 +775,4 @@ scalablebloom_agg_final(PG_FUNCTION_ARGS)
 	bloomfilter_view(f, &v);
 	PG_RETURN_POINTER(wrap_filter(&v, BLOOM_AGG_FPR,
 								  BFS_DEFAULT_GROWTH, BFS_DEFAULT_TIGHTENING));
-}
-
-/* ---- bloom_union_agg(scalablebloom) ---- */
-
-/*
- * The state gathers copies of every input's sub-filters in the aggregate
- * context; the result sorts them, so it depends on the multiset of inputs
- * only, not on their order or the plan.
- */
-
-/* Copies a container into ctx and adds its entries to the state. */
-static void
-state_add(SbloomUnion *u, struct varlena *d, MemoryContext ctx)
-{
-	Sbloom		s;
-	struct varlena *copy;
-	MemoryContext old = MemoryContextSwitchTo(ctx);
-
-	copy = palloc_extended(VARSIZE_ANY(d), MCXT_ALLOC_HUGE);
-	memcpy(copy, d, VARSIZE_ANY(d));
-	sbloom_decode(copy, &s);
-	union_add(u, &s, ctx);
-	pfree(s.e);
-	if (u->n > BFS_MAX_FILTERS)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("the union of these scalablebloom filters would have more than %d sub-filters",
-						BFS_MAX_FILTERS)));
-	MemoryContextSwitchTo(old);
-}
-
-Datum
-scalablebloom_union_agg_trans(PG_FUNCTION_ARGS)
-{
-	MemoryContext aggctx = bloom_agg_context(fcinfo, "bloom_union_agg");
-	SbloomUnion *u = PG_ARGISNULL(0) ? NULL : (SbloomUnion *) PG_GETARG_POINTER(0);
-
-	if (PG_ARGISNULL(1))
-	{
-		if (u == NULL)
-			PG_RETURN_NULL();
-		PG_RETURN_POINTER(u);
-	}
-	if (u == NULL)
-		u = MemoryContextAllocZero(aggctx, sizeof(SbloomUnion));
-	state_add(u, PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(1)), aggctx);
-	PG_RETURN_POINTER(u);
-}
-
-Datum
-scalablebloom_union_agg_combine(PG_FUNCTION_ARGS)
-{
-	MemoryContext aggctx = bloom_agg_context(fcinfo, "bloom_union_agg");
-	SbloomUnion *u1 = PG_ARGISNULL(0) ? NULL : (SbloomUnion *) PG_GETARG_POINTER(0);
-	SbloomUnion *u2 = PG_ARGISNULL(1) ? NULL : (SbloomUnion *) PG_GETARG_POINTER(1);
-	struct varlena *d2;
-
-	if (u2 == NULL)
-	{
-		if (u1 == NULL)
-			PG_RETURN_NULL();
-		PG_RETURN_POINTER(u1);
-	}
-	if (u1 == NULL)
-		u1 = MemoryContextAllocZero(aggctx, sizeof(SbloomUnion));
-	/* through a container: the entries then live in the aggregate context */
-	d2 = union_build(u2);
-	state_add(u1, d2, aggctx);
-	pfree(d2);
-	PG_RETURN_POINTER(u1);
-}
-
-/* Serialized: the sealed container of the entries so far. */
-Datum
-scalablebloom_union_agg_serialize(PG_FUNCTION_ARGS)
-{
-	SbloomUnion *u = (SbloomUnion *) PG_GETARG_POINTER(0);
-	struct varlena *d = union_build(u);
-
-	bfs_seal((uint8 *) VARDATA(d), VARSIZE(d) - VARHDRSZ);
-	PG_RETURN_BYTEA_P(d);
-}
-
-/* Deserialized: validated like every other way bytes come in. */
-Datum
-scalablebloom_union_agg_deserialize(PG_FUNCTION_ARGS)
-{
-	bytea	   *b = PG_GETARG_BYTEA_PP(0);
-	struct varlena *d = sbloom_from_bytes((const uint8 *) VARDATA_ANY(b),
-										  VARSIZE_ANY_EXHDR(b),
-										  ERRCODE_DATA_CORRUPTED);
-	SbloomUnion *u = palloc0(sizeof(SbloomUnion));
-
-	state_add(u, d, CurrentMemoryContext);
-	pfree(d);
-	PG_RETURN_POINTER(u);
-}
-
-Datum
-scalablebloom_union_agg_final(PG_FUNCTION_ARGS)
-{
-	SbloomUnion *u;
-	SbloomUnion copy;
-	struct varlena *d;
-
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	u = (SbloomUnion *) PG_GETARG_POINTER(0);
-	/* sort a copy of the entry list: the state may go on (window use) */
-	copy = *u;
-	copy.e = palloc(sizeof(bfs_entry) * Max(u->n, 1));
-	memcpy(copy.e, u->e, sizeof(bfs_entry) * u->n);
-	d = union_build(&copy);
-	union_warn(d);
-	PG_RETURN_POINTER(d);
 }

@@ -17,6 +17,7 @@
 
 #include <math.h>
 
+#include "bf_report.h"
 #include "bf_window.h"
 
 #include "access/detoast.h"
@@ -93,82 +94,15 @@ window_getarg_copy(FunctionCallInfo fcinfo, int n, bfw_view *w)
 	return d;
 }
 
-static void
-report_invalid(bfw_status st, const bfw_error *err, const uint8 *data,
-			   size_t len, int sqlstate)
-{
-	switch (st)
-	{
-		case BFW_ERR_VERSION:
-			{
-				unsigned	version = bf_load_le16(data + BFW_OFF_VERSION);
-
-				ereport(ERROR,
-						(errcode(sqlstate),
-						 errmsg("invalid bloomwindow: %s", bfw_status_message(st)),
-						 errdetail("The window has format version %u; this build of bloomfilter reads version %d.",
-								   version, BFW_FORMAT_VERSION),
-						 version > BFW_FORMAT_VERSION ?
-						 errhint("The window was written by a newer bloomfilter; upgrade the extension on this server.") : 0));
-				break;
-			}
-		case BFW_ERR_TRUNCATED:
-			ereport(ERROR,
-					(errcode(sqlstate),
-					 errmsg("invalid bloomwindow: %s", bfw_status_message(st)),
-					 errdetail("A bloomwindow takes at least %d bytes; %zu bytes were given.",
-							   BFW_HEADER_SIZE, len)));
-			break;
-		case BFW_ERR_BUCKETS:
-			ereport(ERROR,
-					(errcode(sqlstate),
-					 errmsg("invalid bloomwindow: %s", bfw_status_message(st)),
-					 errdetail("The header gives %u buckets; a window has 1 to %d.",
-							   bf_load_le32(data + BFW_OFF_BUCKETS), BFW_MAX_BUCKETS)));
-			break;
-		case BFW_ERR_SIZE:
-			ereport(ERROR,
-					(errcode(sqlstate),
-					 errmsg("invalid bloomwindow: %s", bfw_status_message(st)),
-					 errdetail("The header gives %u buckets of " UINT64_FORMAT " bits, which take " UINT64_FORMAT " bytes, but %zu bytes were given.",
-							   bf_load_le32(data + BFW_OFF_BUCKETS),
-							   bf_load_le64(data + BFW_OFF_NBITS),
-							   bfw_buffer_size(bf_load_le32(data + BFW_OFF_BUCKETS),
-											   bf_load_le64(data + BFW_OFF_NBITS)),
-							   len)));
-			break;
-		case BFW_ERR_SLOT_FILTER:
-			ereport(ERROR,
-					(errcode(sqlstate),
-					 errmsg("invalid bloomwindow: %s", bfw_status_message(st)),
-					 errdetail("The filter of slot %d is invalid: %s.",
-							   err->slot, err->inner == BF_ERR_CHECKSUM ?
-							   "its checksum field is not zero (the window's checksum covers it)" :
-							   bf_status_message(err->inner))));
-			break;
-		default:
-			if (err->slot >= 0)
-				ereport(ERROR,
-						(errcode(sqlstate),
-						 errmsg("invalid bloomwindow: %s", bfw_status_message(st)),
-						 errdetail("The first such slot is slot %d.", err->slot)));
-			ereport(ERROR,
-					(errcode(sqlstate),
-					 errmsg("invalid bloomwindow: %s", bfw_status_message(st))));
-	}
-	pg_unreachable();
-}
-
 /* Validates untrusted bytes and returns a new datum holding them. */
 static struct varlena *
 window_from_bytes(const uint8 *data, size_t len, int sqlstate)
 {
-	bfw_error	err;
-	bfw_status	st = bfw_validate(data, len, &err);
+	bf_problem	p;
 	struct varlena *w;
 
-	if (st != BFW_OK)
-		report_invalid(st, &err, data, len, sqlstate);
+	if (!bfw_diagnose(data, len, &p))
+		bloom_report_problem(&p, sqlstate);
 	w = window_alloc(CurrentMemoryContext, len);
 	memcpy(VARDATA(w), data, len);
 	bfw_unseal((uint8 *) VARDATA(w));
@@ -730,14 +664,12 @@ bloomwindow_agg_deserialize(PG_FUNCTION_ARGS)
 	bytea	   *b = PG_GETARG_BYTEA_PP(0);
 	const uint8 *data = (const uint8 *) VARDATA_ANY(b);
 	size_t		len = VARSIZE_ANY_EXHDR(b);
-	bfw_error	err;
-	bfw_status	st = bfw_validate(data, len, &err);
+	bf_problem	p;
 	BloomWindowState *s;
 
-	if (st != BFW_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("invalid serialized bloom_window_agg state: %s", bfw_status_message(st))));
+	/* validated and reported as every other way bytes come in */
+	if (!bfw_diagnose(data, len, &p))
+		bloom_report_problem(&p, ERRCODE_DATA_CORRUPTED);
 	s = state_from(CurrentMemoryContext, data, len);
 	bfw_unseal((uint8 *) VARDATA(s->win));
 	PG_RETURN_POINTER(s);

@@ -7,7 +7,9 @@
  * the indexes, the planner, the other three types, automatic Bloom-joins);
  * this header declares what each offers the others, under the name of the
  * file that defines it.  Headers beside it declare what one group of files
- * shares (bf_keyenc.h, bf_index.h, bf_gist.h, bf_gin.h, bf_autojoin.h).
+ * shares (bf_keyenc.h, bf_index.h, bf_gist.h, bf_gin.h, bf_autojoin.h,
+ * bf_sbloom.h), or
+ * what one file offers many (bf_report.h).
  * All filter logic lives in the pure C core, src/core/.
  *
  * A bloomfilter datum is a varlena whose payload is the portable format
@@ -60,10 +62,6 @@ extern struct varlena *bloomfilter_alloc(uint64 nbits);
  */
 extern struct varlena *bloomfilter_from_bytes(const uint8 *data, size_t len,
 											  int sqlstate);
-
-/* Reports a failed validation as an ERROR. */
-pg_noreturn extern void bloomfilter_report_invalid(bf_status st, const uint8 *data,
-												   size_t len, int sqlstate);
 
 /*
  * Decodes a datum that is already a bloomfilter (read-only).  The header

@@ -148,6 +148,97 @@ bfs_store_entry(bfs_entry *e)
 	bf_store_header(e->filter, &e->v);
 }
 
+/*
+ * Checks only what decoding reads: each entry's header and its filter's
+ * header are there, the filter's geometry gives its length, and the
+ * lengths add up to len exactly.  Every read is preceded by a check that
+ * the bytes are there.
+ */
+bool
+bfs_walk(const uint8_t *buf, size_t len, bfs_header *h)
+{
+	size_t		off = BFS_HEADER_SIZE;
+
+	if (len < BFS_HEADER_SIZE ||
+		buf[0] != BF_MAGIC_0 || buf[1] != BF_MAGIC_1 ||
+		buf[2] != BF_MAGIC_2 || buf[3] != BFS_MAGIC_3)
+		return false;
+	bfs_read_header(buf, h);
+	if (h->nfilters < 1 || h->nfilters > BFS_MAX_FILTERS)
+		return false;
+	for (uint32_t i = 0; i < h->nfilters; i++)
+	{
+		const uint8_t *f = buf + off + BFS_ENTRY_HEADER_SIZE;
+		uint64_t	nbits;
+
+		if (len - off < BFS_ENTRY_HEADER_SIZE + BF_HEADER_SIZE)
+			return false;
+		nbits = bf_load_le64(f + BF_OFF_NBITS);
+		if (bf_check_geometry(f[BF_OFF_LAYOUT], f[BF_OFF_HASHES], nbits) != BF_OK ||
+			bfs_entry_size(nbits) > len - off)
+			return false;
+		off += bfs_entry_size(nbits);
+	}
+	return off == len;
+}
+
+/*
+ * The first entry's capacity is what v's geometry holds at the first
+ * level's rate (at most BFS_MAX_CAPACITY).  The sub-filter's count of adds
+ * is the number of distinct keys its bits suggest, at most v's adds and at
+ * least 1 when a bit is set: the count of a filter built from repeated keys
+ * would call it full early.  The container keeps v's adds, and knows v's
+ * family only if v has had keys added; a sub-filter with no bit set holds
+ * no key and so no family.
+ */
+void
+bfs_wrap(uint8_t *dst, const bf_view *v, double fpr, int growth,
+		 double tightening)
+{
+	double		p0 = bfs_level_fpr(fpr, tightening, 0);
+	uint64_t	capacity = bfs_capacity_of(v, p0);
+	uint8_t    *filter = dst + BFS_HEADER_SIZE + BFS_ENTRY_HEADER_SIZE;
+	bfs_header	h = {0};
+	bf_view		ev;
+
+	if (capacity > BFS_MAX_CAPACITY)
+		capacity = BFS_MAX_CAPACITY;
+	h.kind = BFS_KIND_SCALABLE;
+	h.layout = v->layout;
+	h.growth = (uint8_t) growth;
+	h.seed = v->seed;
+	h.fpr = fpr;
+	h.tightening = tightening;
+	h.initial_capacity = capacity;
+	h.added = v->added;
+	h.family = v->added > 0 ? v->family : BF_FAMILY_NONE;
+	h.type_tag = v->added > 0 ? v->type_tag : 0;
+	h.nfilters = 1;
+	bfs_write_header(dst, &h);
+	bfs_init_entry(dst + BFS_HEADER_SIZE, capacity, p0, 0, 0, v->layout,
+				   v->hashes, v->seed, v->nbits);
+	memcpy(filter + BF_HEADER_SIZE, v->bits, v->nbits / 8);
+	bf_view_of(filter, &ev);
+	ev.family = v->family;
+	ev.type_tag = v->type_tag;
+	ev.added = 0;
+	if (bf_popcount(&ev) > 0)
+	{
+		double		distinct = ceil(bf_est_cardinality(&ev));
+
+		/* min(adds, max(1, distinct)), converting only what fits */
+		if (!(distinct >= 1.0))
+			distinct = 1.0;
+		ev.added = distinct >= (double) v->added ? v->added : (uint64_t) distinct;
+	}
+	else
+	{
+		ev.family = BF_FAMILY_NONE;
+		ev.type_tag = 0;
+	}
+	bf_store_header(filter, &ev);
+}
+
 uint64_t
 bfs_checksum(const uint8_t *buf, size_t len)
 {

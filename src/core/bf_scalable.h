@@ -162,6 +162,31 @@ extern uint32_t bfs_entries(uint8_t *buf, size_t len, bfs_entry *out);
 /* Writes an entry's view fields (added, family, type tag) back. */
 extern void bfs_store_entry(bfs_entry *e);
 
+/*
+ * The structural walk of a stored container (one that was validated when
+ * it came in, but may sit on a damaged page): the magic, the count, and
+ * every entry's geometry and length, so that bfs_entries then reads
+ * nothing outside [buf, buf + len).  Fills h; false if the structure does
+ * not hold.  Not a validation: use bfs_validate for bytes from outside.
+ */
+extern bool bfs_walk(const uint8_t *buf, size_t len, bfs_header *h);
+
+/* Bytes of the container bfs_wrap makes of a filter of nbits bits. */
+static inline size_t
+bfs_wrap_size(uint64_t nbits)
+{
+	return BFS_HEADER_SIZE + bfs_entry_size(nbits);
+}
+
+/*
+ * Writes into dst (bfs_wrap_size(v->nbits) bytes) a container of target
+ * rate fpr, growth factor growth and tightening ratio tightening whose one
+ * sub-filter, at level 0, holds v's bits (see bf_scalable.c for its
+ * capacity and count).  The checksum field is zero.
+ */
+extern void bfs_wrap(uint8_t *dst, const bf_view *v, double fpr, int growth,
+					 double tightening);
+
 /* Validates untrusted bytes; reads nothing outside [buf, buf + len). */
 extern bfs_status bfs_validate(const uint8_t *buf, size_t len,
 							   bfs_problem *problem);

@@ -298,11 +298,16 @@ main(void)
 	test_window_edges();
 	test_window_stream();
 	test_window_validation();
+	test_problem_shared();
+	test_problem_details();
+	test_problem_arbitrary();
 	test_scalable_schedule();
 	test_scalable_growth();
 	test_scalable_validation();
 	test_scalable_mutations();
 	test_scalable_capacity();
+	test_scalable_walk();
+	test_scalable_wrap();
 	test_max_size();
 	test_aggstate_layout();
 	test_aggstate_round_trip();

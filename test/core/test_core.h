@@ -139,12 +139,18 @@ extern void test_window_validation(void);
 extern void test_aggstate_layout(void);
 extern void test_aggstate_round_trip(void);
 extern void test_aggstate_validation(void);
+/* test_problem.c */
+extern void test_problem_shared(void);
+extern void test_problem_details(void);
+extern void test_problem_arbitrary(void);
 /* test_scalable.c */
 extern void test_scalable_schedule(void);
 extern void test_scalable_growth(void);
 extern void test_scalable_validation(void);
 extern void test_scalable_mutations(void);
 extern void test_scalable_capacity(void);
+extern void test_scalable_walk(void);
+extern void test_scalable_wrap(void);
 extern void test_max_size(void);
 
 #endif							/* TEST_CORE_H */

@@ -548,6 +548,195 @@ text_fits(uint64_t len)
 		t + 4 <= UINT64_C(0x3fffffff);	/* text datum */
 }
 
+/*
+ * The structural walk of a stored container (bfs_walk): it accepts every
+ * valid container, refuses any whose structure would let decoding read
+ * outside the buffer, and whatever it accepts decodes completely inside.
+ */
+void
+test_scalable_walk(void)
+{
+	tscal	   *s = ts_sample();
+	size_t		e1 = s->e[1].offset;
+	size_t		f1 = e1 + BFS_ENTRY_HEADER_SIZE;
+	bfs_header	h;
+	rng			r = {4242};
+	int			bad = 0;
+	const struct
+	{
+		const char *what;
+		size_t		off;
+		int			width;
+		uint64_t	value;
+	}			refused[] = {
+		{"magic", 3, 1, 'F'},
+		{"no sub-filters", BFS_OFF_NFILTERS, 4, 0},
+		{"fewer sub-filters than bytes", BFS_OFF_NFILTERS, 4, 2},
+		{"more sub-filters than bytes", BFS_OFF_NFILTERS, 4, 4},
+		{"too many sub-filters", BFS_OFF_NFILTERS, 4, BFS_MAX_FILTERS + 1},
+		{"entry layout", f1 + BF_OFF_LAYOUT, 1, 3},
+		{"entry hashes 0", f1 + BF_OFF_HASHES, 1, 0},
+		{"entry nbits not whole blocks", f1 + BF_OFF_NBITS, 8, 1000},
+		{"entry nbits shorter", f1 + BF_OFF_NBITS, 8, 512},
+		{"entry nbits past the end", f1 + BF_OFF_NBITS, 8, UINT64_C(1) << 30},
+		{"entry nbits all ones", f1 + BF_OFF_NBITS, 8, UINT64_MAX},
+	};
+
+	check(bfs_walk(s->buf, s->len, &h) && h.nfilters == 3 &&
+		  h.seed == s->h.seed && h.added == s->h.added,
+		  "scalable walk: sample", "%u sub-filters", h.nfilters);
+	for (size_t len = 0; len < s->len + 64; len++)
+	{
+		uint8_t    *p;
+
+		if (len == s->len)
+			continue;
+		p = copy_exact(s->buf, s->len, len ? len : 1);
+		if (bfs_walk(p, len, &h))
+			bad++;
+		free(p);
+	}
+	check(bad == 0, "scalable walk: every other length refused",
+		  "%d lengths accepted", bad);
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+	{
+		uint8_t    *p = copy_exact(s->buf, s->len, s->len);
+
+		store_field(p, (int) refused[i].off, refused[i].width, refused[i].value);
+		check(!bfs_walk(p, s->len, &h), "scalable walk: broken structure refused",
+			  "%s accepted", refused[i].what);
+		free(p);
+	}
+	/* the walk is not a validation: altered bits or counts keep the structure */
+	{
+		uint8_t    *p = copy_exact(s->buf, s->len, s->len);
+
+		p[f1 + BF_HEADER_SIZE] ^= 1;
+		store_field(p, (int) (e1 + BFS_EOFF_LEVEL), 4, 0);
+		check(bfs_walk(p, s->len, &h) && h.nfilters == 3,
+			  "scalable walk: structure only", "refused");
+		free(p);
+	}
+
+	/* random damage: accepted means decodable inside the buffer */
+	bad = 0;
+	for (int round = 0; round < 4000; round++)
+	{
+		size_t		len = s->len - (round % 4 == 0 ? rng_below(&r, 200) : 0);
+		uint8_t    *p = copy_exact(s->buf, s->len, len);
+		bfs_problem pr;
+		bool		walked;
+
+		for (int m = 0; m < 2; m++)
+		{
+			/* mostly the headers, where the structure is */
+			size_t		off = rng_below(&r, 2) ? rng_below(&r, f1 + BF_HEADER_SIZE) : rng_below(&r, len);
+
+			if (off < len)
+				p[off] = (uint8_t) rng_next(&r);
+		}
+		bfs_seal(p, len);
+		walked = bfs_walk(p, len, &h);
+		if (bfs_validate(p, len, &pr) == BFS_OK && !walked)
+			bad++;
+		if (walked)
+		{
+			bfs_entry  *e = xmalloc(sizeof(bfs_entry) * h.nfilters);
+			uint32_t	n = bfs_entries(p, len, e);
+
+			if (n != h.nfilters || e[n - 1].offset + e[n - 1].len != len)
+				bad++;
+			free(e);
+		}
+		free(p);
+	}
+	check(bad == 0, "scalable walk: random damage", "%d inconsistent", bad);
+	ts_free(s);
+}
+
+/*
+ * A bloomfilter wrapped as a container (bfs_wrap, the cast to
+ * scalablebloom): valid, every key still found, the bits unchanged, and
+ * the first level's schedule.
+ */
+void
+test_scalable_wrap(void)
+{
+	for (int li = 0; li < 2; li++)
+	{
+		int			layout = layouts[li];
+		const char *ln = bf_layout_name(layout);
+		tfilter		f = tf_new(layout, 5, UINT64_C(0x0123456789abcdef), 4096);
+		double		p0 = bfs_level_fpr(0.01, 0.85, 0);
+
+		for (int shape = 0; shape < 3; shape++)
+		{
+			/* 0: 100 keys; 1: 10 keys added 100 times each; 2: empty */
+			tfilter		g = tf_copy(&f);
+			uint8_t    *buf;
+			size_t		len = bfs_wrap_size(g.v.nbits);
+			bfs_header	h;
+			bfs_entry	e[1];
+			bfs_problem pr;
+			bfs_status	st;
+			int			missing = 0;
+			uint64_t	cap;
+
+			for (int64_t i = 0; shape < 2 && i < 1000; i++)
+				if (shape == 1 || i < 100)
+					tf_add_int(&g, shape == 0 ? i * 7919 : (i % 10) * 7919);
+			buf = xmalloc(len);
+			bfs_wrap(buf, &g.v, 0.01, 2, 0.85);
+			bfs_seal(buf, len);
+			st = bfs_validate(buf, len, &pr);
+			if (!check(st == BFS_OK, "scalable wrap: valid", "%s shape %d: status %d (%s), entry %u inner %d",
+					   ln, shape, (int) st, bfs_status_message(st), pr.entry, (int) pr.inner))
+			{
+				free(buf);
+				tf_free(&g);
+				continue;
+			}
+			bfs_unseal(buf);
+			bfs_read_header(buf, &h);
+			check(bfs_entries(buf, len, e) == 1 && h.nfilters == 1,
+				  "scalable wrap: one sub-filter", "%s shape %d: %u", ln, shape, h.nfilters);
+			for (int64_t i = 0; i < (shape == 0 ? 100 : shape == 1 ? 10 : 0); i++)
+				if (!bfs_probe_hash(e, 1, bf_hash_int64(h.seed, i * 7919)))
+					missing++;
+			check(missing == 0, "scalable wrap: no false negative", "%s shape %d: %d keys lost",
+				  ln, shape, missing);
+			check(memcmp(e[0].v.bits, g.v.bits, g.v.nbits / 8) == 0 &&
+				  e[0].v.nbits == g.v.nbits && e[0].v.hashes == g.v.hashes &&
+				  h.seed == g.v.seed && h.layout == layout && e[0].v.seed == g.v.seed,
+				  "scalable wrap: the filter's bits and geometry", "%s shape %d", ln, shape);
+			cap = bfs_capacity_of(&g.v, p0);
+			check(h.growth == 2 && h.fpr == 0.01 && h.tightening == 0.85 &&
+				  e[0].level == 0 && e[0].fpr == p0 && e[0].tag == 0 &&
+				  e[0].capacity == (cap < BFS_MAX_CAPACITY ? cap : BFS_MAX_CAPACITY) &&
+				  h.initial_capacity == e[0].capacity,
+				  "scalable wrap: the first level's schedule", "%s shape %d: capacity %" PRIu64,
+				  ln, shape, e[0].capacity);
+			check(h.added == g.v.added, "scalable wrap: the container keeps the adds",
+				  "%s shape %d: %" PRIu64 " of %" PRIu64, ln, shape, h.added, g.v.added);
+			if (shape == 2)
+				check(e[0].v.added == 0 && h.family == BF_FAMILY_NONE &&
+					  e[0].v.family == BF_FAMILY_NONE,
+					  "scalable wrap: empty", "%s: added %" PRIu64 ", family %u",
+					  ln, e[0].v.added, (unsigned) h.family);
+			else
+				check(h.family == BF_FAMILY_INTEGER && e[0].v.family == BF_FAMILY_INTEGER &&
+					  e[0].v.added >= 1 && e[0].v.added <= g.v.added &&
+					  (shape == 0 || e[0].v.added < 20),
+					  "scalable wrap: the sub-filter counts distinct keys",
+					  "%s shape %d: %" PRIu64 " of %" PRIu64 " adds", ln, shape,
+					  e[0].v.added, g.v.added);
+			free(buf);
+			tf_free(&g);
+		}
+		tf_free(&f);
+	}
+}
+
 void
 test_max_size(void)
 {
