@@ -300,19 +300,18 @@ CREATE TEMP TABLE dc_external (LIKE dc_small) WITH (toast_tuple_target = 128);
 ALTER TABLE dc_external ALTER b SET STORAGE external, ALTER s SET STORAGE external,
   ALTER c SET STORAGE external, ALTER w SET STORAGE external;
 CREATE TEMP TABLE dc_extended (LIKE dc_small) WITH (toast_tuple_target = 128);
+-- one row a group: the four types, of the capacities given
+CREATE FUNCTION dc_rows(cb int, cs int, cc int, cw int)
+RETURNS TABLE (grp int, b bloomfilter, s scalablebloom, c countingbloom, w bloomwindow)
+LANGUAGE sql AS $$
+	SELECT grp, dc_b(cb, grp / 3, ks), dc_s(cs, grp / 3, ks), dc_c(cc, grp / 3, ks), dc_w(cw, grp / 3, ks)
+	FROM (SELECT grp, array_agg(k ORDER BY k) ks FROM dc_keys GROUP BY grp) x
+$$;
 -- small: a few sub-filters each; sparse: compressible
-INSERT INTO dc_small
-SELECT grp, dc_b(50, grp / 3, ks), dc_s(8, grp / 3, ks), dc_c(50, grp / 3, ks), dc_w(10, grp / 3, ks)
-FROM (SELECT grp, array_agg(k ORDER BY k) ks FROM dc_keys GROUP BY grp) x;
-INSERT INTO dc_main
-SELECT grp, dc_b(800, grp / 3, ks), dc_s(800, grp / 3, ks), dc_c(400, grp / 3, ks), dc_w(200, grp / 3, ks)
-FROM (SELECT grp, array_agg(k ORDER BY k) ks FROM dc_keys GROUP BY grp) x;
-INSERT INTO dc_external
-SELECT grp, dc_b(800, grp / 3, ks), dc_s(800, grp / 3, ks), dc_c(400, grp / 3, ks), dc_w(200, grp / 3, ks)
-FROM (SELECT grp, array_agg(k ORDER BY k) ks FROM dc_keys GROUP BY grp) x;
-INSERT INTO dc_extended
-SELECT grp, dc_b(100000, grp / 3, ks), dc_s(100000, grp / 3, ks), dc_c(30000, grp / 3, ks), dc_w(20000, grp / 3, ks)
-FROM (SELECT grp, array_agg(k ORDER BY k) ks FROM dc_keys GROUP BY grp) x;
+INSERT INTO dc_small SELECT * FROM dc_rows(50, 8, 50, 10);
+INSERT INTO dc_main SELECT * FROM dc_rows(800, 800, 400, 200);
+INSERT INTO dc_external SELECT * FROM dc_rows(800, 800, 400, 200);
+INSERT INTO dc_extended SELECT * FROM dc_rows(100000, 100000, 30000, 20000);
 -- how each is stored, by type: in place or short header, compressed, out of line
 CREATE FUNCTION dc_stored(tbl text) RETURNS TABLE (typ text, lengths bigint, headers text,
   compressed text, out_of_line boolean) LANGUAGE plpgsql AS $$
@@ -445,4 +444,4 @@ FROM (SELECT typ, cm, sz, lag(sz) OVER (PARTITION BY typ ORDER BY ord) AS prev_s
 GROUP BY typ ORDER BY typ;
 DROP TABLE dc_keys, dc_small, dc_main, dc_external, dc_extended, dc_cand;
 DROP FUNCTION dc_b(int, int, bigint[]), dc_s(int, int, bigint[]), dc_c(int, int, bigint[]),
-  dc_w(int, int, bigint[]), dc_stored(text), dc_misses(text), dc_update(text);
+  dc_w(int, int, bigint[]), dc_rows(int, int, int, int), dc_stored(text), dc_misses(text), dc_update(text);
