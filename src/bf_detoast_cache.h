@@ -198,11 +198,4 @@ bf_detoast_cache_lookup(BfDetoastCache *c, Datum d)
 	return BFDC_MISS;
 }
 
-/* The value kept, flat (the kept copy, or the in-place value). */
-static inline struct varlena *
-bf_detoast_cache_value(const BfDetoastCache *c)
-{
-	return c->source == BFDC_INPLACE ? (struct varlena *) c->inplace : c->copy;
-}
-
 #endif							/* BF_DETOAST_CACHE_H */
