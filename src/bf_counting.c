@@ -365,7 +365,9 @@ probe_filter(FunctionCallInfo fcinfo, int filterarg, int keyarg,
 	{
 		c = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CbloomProbeCache));
 		bloom_key_type_for_arg(&c->key, fcinfo, keyarg);
-		bf_detoast_cache_init(&c->dc, fcinfo->flinfo->fn_mcxt, VARHDRSZ, 0, true);
+		/* a kept copy's counters 64-byte aligned, as a bloomfilter's bits */
+		bf_detoast_cache_init(&c->dc, fcinfo->flinfo->fn_mcxt, VARHDRSZ,
+							  VARHDRSZ + BF_HEADER_SIZE, true);
 		fcinfo->flinfo->fn_extra = c;
 	}
 	*cp = c;

@@ -120,18 +120,3 @@ bf_detoast_cache_watch(BfDetoastCache *c, size_t off)
 	memcpy(&c->watch_word[c->nwatch], (const uint8 *) c->inplace + off, sizeof(uint64));
 	c->nwatch++;
 }
-
-struct varlena *
-bf_detoast_cache_fetch(BfDetoastCache *c, Datum d)
-{
-	struct varlena *raw = (struct varlena *) DatumGetPointer(d);
-	struct varlena *f;
-
-	if (VARATT_IS_4B_U(raw))
-		return raw;				/* read in place, nothing to keep */
-	if (bf_detoast_cache_lookup(c, d) == BFDC_SAME)
-		return c->copy;
-	f = bf_detoast_cache_load(c, d);
-	bf_detoast_cache_keep(c);
-	return f;
-}

@@ -125,13 +125,6 @@ bf_detoast_cache_keep(BfDetoastCache *c)
 	c->source = c->pending;
 }
 
-/*
- * For a type that decodes its view at every call and keeps none: d flat,
- * the kept copy when d is the value kept (TOAST, compressed), d itself in
- * place, else loaded and kept at once.
- */
-extern struct varlena *bf_detoast_cache_fetch(BfDetoastCache *c, Datum d);
-
 /* Do the words watched agree with raw, of the kept length? */
 static inline bool
 bf_detoast_cache_watched_same(const BfDetoastCache *c, const struct varlena *raw)
@@ -196,6 +189,26 @@ bf_detoast_cache_lookup(BfDetoastCache *c, Datum d)
 			return BFDC_MISS;
 	}
 	return BFDC_MISS;
+}
+
+/*
+ * For a type that decodes its view at every call and keeps none: d flat,
+ * the kept copy when d is the value kept (TOAST, compressed), d itself in
+ * place, else loaded and kept at once.
+ */
+static inline struct varlena *
+bf_detoast_cache_fetch(BfDetoastCache *c, Datum d)
+{
+	struct varlena *raw = (struct varlena *) DatumGetPointer(d);
+	struct varlena *f;
+
+	if (VARATT_IS_4B_U(raw))
+		return raw;				/* read in place, nothing to keep */
+	if (bf_detoast_cache_lookup(c, d) == BFDC_SAME)
+		return c->copy;
+	f = bf_detoast_cache_load(c, d);
+	bf_detoast_cache_keep(c);
+	return f;
 }
 
 #endif							/* BF_DETOAST_CACHE_H */

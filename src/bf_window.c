@@ -363,8 +363,8 @@ bloomwindow_add(PG_FUNCTION_ARGS)
  * Per-call-site state of bloom_window_contains: the key type, and the
  * detoast cache (bf_detoast_cache.h), so that a window probed row after row
  * from TOAST or compressed in the row is decompressed once.  The window's
- * view is decoded at every call (a window decodes in a few loads); windows
- * inline and uncompressed are read in place.
+ * view is decoded at every call, nothing of it kept; windows inline and
+ * uncompressed are read in place.
  */
 typedef struct BloomWindowProbeCache
 {
@@ -390,7 +390,10 @@ bloomwindow_contains(PG_FUNCTION_ARGS)
 	{
 		c = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BloomWindowProbeCache));
 		bloom_key_type_for_arg(&c->key, fcinfo, 1);
-		/* not packed: keeps the 8-byte alignment */
+		/*
+		 * not packed: keeps the 8-byte alignment; a kept copy starts 64-byte
+		 * aligned, and so does every slot's bit array
+		 */
 		bf_detoast_cache_init(&c->dc, fcinfo->flinfo->fn_mcxt, VARHDRSZ, 0, false);
 		fcinfo->flinfo->fn_extra = c;
 	}
