@@ -27,6 +27,8 @@ GLUE_SRCS = src/bf_guc.c src/bf_io.c src/bf_encode.c src/bf_keytypes.c src/bf_ke
 CORE_SRCS += src/core/bf_problem.c
 GLUE_SRCS += src/bf_report.c src/bf_scalable_union.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
+# the probes' one detoast cache, under the four types (on its own line)
+GLUE_SRCS += src/bf_detoast_cache.c
 
 DATA = sql/bloomfilter--1.0.sql
 
@@ -66,6 +68,7 @@ include $(PGXS)
 # (bf_core.h is an umbrella over one header per concern: every one counts)
 CORE_HDRS = $(wildcard src/core/*.h)
 $(OBJS): $(CORE_HDRS) src/bloomfilter.h src/bf_keyenc.h src/bf_index.h src/bf_gist.h src/bf_autojoin.h src/bf_compat.h src/bf_slice_am.h
+$(OBJS): src/bf_detoast_cache.h
 
 # ---- the core on its own ----
 CORE_CC ?= gcc

@@ -12,6 +12,7 @@
  * and a bloomfilter of one geometry put a key at the same positions.
  */
 #include "bloomfilter.h"
+#include "bf_detoast_cache.h"
 #include "bf_counting.h"
 #include "bf_report.h"
 
@@ -293,16 +294,15 @@ countingbloom_remove(PG_FUNCTION_ARGS)
 }
 
 /*
- * Per call site of a probe: the key type, and the last filter read out of
- * TOAST, kept by its TOAST pointer's identity (TOAST values never change),
- * so that a stored filter probed row after row is fetched once.
+ * Per call site of a probe: the key type, and the detoast cache
+ * (bf_detoast_cache.h), so that a filter probed row after row from TOAST or
+ * compressed in the row is decompressed once.  The filter's view is
+ * decoded at every call; a filter inline and uncompressed is read in place.
  */
 typedef struct CbloomProbeCache
 {
 	BloomKeyType key;
-	Oid			toastrelid;
-	Oid			valueid;
-	struct varlena *flat;		/* in fn_mcxt, or NULL */
+	BfDetoastCache dc;
 } CbloomProbeCache;
 
 static struct varlena *
@@ -310,42 +310,19 @@ probe_filter(FunctionCallInfo fcinfo, int filterarg, int keyarg,
 			 CbloomProbeCache **cp, bfc_view *v)
 {
 	CbloomProbeCache *c = (CbloomProbeCache *) fcinfo->flinfo->fn_extra;
-	Datum		d = PG_GETARG_DATUM(filterarg);
-	struct varlena *raw = (struct varlena *) DatumGetPointer(d);
 	struct varlena *f;
 
 	if (c == NULL)
 	{
 		c = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CbloomProbeCache));
 		bloom_key_type_for_arg(&c->key, fcinfo, keyarg);
+		/* a kept copy's counters 64-byte aligned, as a bloomfilter's bits */
+		bf_detoast_cache_init(&c->dc, fcinfo->flinfo->fn_mcxt, VARHDRSZ,
+							  VARHDRSZ + BF_HEADER_SIZE, true);
 		fcinfo->flinfo->fn_extra = c;
 	}
 	*cp = c;
-	if (VARATT_IS_EXTERNAL_ONDISK(raw))
-	{
-		struct varatt_external ext;
-
-		VARATT_EXTERNAL_GET_POINTER(ext, raw);
-		if (c->flat == NULL || ext.va_valueid != c->valueid ||
-			ext.va_toastrelid != c->toastrelid)
-		{
-			struct varlena *t = PG_DETOAST_DATUM(d);
-
-			/* never a freed copy left behind if the allocation fails */
-			if (c->flat != NULL)
-			{
-				pfree(c->flat);
-				c->flat = NULL;
-			}
-			c->flat = MemoryContextAllocHuge(fcinfo->flinfo->fn_mcxt, VARSIZE(t));
-			memcpy(c->flat, t, VARSIZE(t));
-			c->valueid = ext.va_valueid;
-			c->toastrelid = ext.va_toastrelid;
-		}
-		f = c->flat;
-	}
-	else
-		f = PG_DETOAST_DATUM_PACKED(d);
+	f = bf_detoast_cache_fetch(&c->dc, PG_GETARG_DATUM(filterarg));
 	cbloom_view(f, v);
 	return f;
 }

@@ -4,6 +4,7 @@
  *		sizing-math functions.
  */
 #include "bloomfilter.h"
+#include "bf_detoast_cache.h"
 
 #include <math.h>
 
@@ -236,53 +237,34 @@ bloomfilter_add_all(PG_FUNCTION_ARGS)
  * with its decoded header and the result of the family check, so a filter
  * that comes back row after row costs one identity test.
  *
- * A filter read from a table, or returned by a subquery that reads one,
- * arrives as a TOAST pointer, or compressed inside the row; it is
- * decompressed once and kept here, keyed on the TOAST pointer's identity
- * (TOAST values are immutable, and a changed filter gets a new value id) or
- * on the compressed bytes themselves (a few kB at most: comparing them is
- * far cheaper than decompressing, and an address alone may be reused for
- * another row's value).  The kept copy's bit array is 64-byte aligned, so
- * that each blocked probe touches one cache line.
- *
- * A plain inline filter (a constant, a parameter, a small stored filter) is
- * read in place; its view is kept with the address and the bytes it was
- * decoded from, the varlena header and the filter header, all compared on
- * every call.  The view is a function of those bytes and the address
- * only (its bits pointer is the address plus a constant; the bits are
- * never kept), so another value at the same address, as a sort, a group
- * or a nested loop brings, is read right: with the same header it has the
- * same geometry and its own bits are probed, with another it is decoded
- * again.
+ * Whether the filter passed is the one seen last time is the detoast
+ * cache's to say (bf_detoast_cache.h): a filter from TOAST or compressed
+ * in the row is decompressed once into a kept copy, its bit array 64-byte
+ * aligned so that each blocked probe touches one cache line; a plain
+ * inline filter (a constant, a parameter, a small stored filter) is read
+ * in place, recognized by its length and the bytes of its varlena and
+ * filter headers.  The view kept here is a function of those bytes and the
+ * address only (its bits pointer is the address plus a constant; the bits
+ * are never kept), so another value at the same address, as a sort, a
+ * group or a nested loop brings, is read right: with the same header it
+ * has the same geometry and its own bits are probed, with another it is
+ * decoded again; the same header at another address moves the bits
+ * pointer there.
  *
  * A failed load (a family ERROR, a damaged value, out of memory) leaves
- * nothing kept: the source is set last, so a call after a caught ERROR
- * never finds half of another filter's state.
+ * nothing kept: the detoast cache keeps the value last, so a call after a
+ * caught ERROR never finds half of another filter's state.
  */
-typedef enum BloomProbeSource
-{
-	BPS_NONE,
-	BPS_TOAST,
-	BPS_COMPRESSED,
-	BPS_INLINE
-} BloomProbeSource;
-
 typedef struct BloomProbeCache
 {
 	BloomKeyType key;
 	Oid			array_type;		/* keys are this array's elements (probes of
 								 * many keys, bf_array.c); InvalidOid if a key
 								 * is the argument itself */
-	BloomProbeSource source;
+	BfDetoastCache dc;			/* is it the filter seen last time? */
 	bf_view		view;			/* the current filter */
+	size_t		bits_off;		/* of view.bits from the start of the value */
 	bool		has_keys;		/* it holds keys of this call's family */
-
-	Oid			toastrelid;		/* BPS_TOAST */
-	Oid			valueid;
-	struct varlena *compressed; /* BPS_COMPRESSED: copy of the raw bytes */
-	void	   *flat_alloc;		/* BPS_TOAST, BPS_COMPRESSED: the copy */
-	const struct varlena *inline_ptr;	/* BPS_INLINE: the address, the */
-	uint8		inline_header[VARHDRSZ + BF_HEADER_SIZE];	/* bytes read */
 } BloomProbeCache;
 
 /*
@@ -304,6 +286,8 @@ probe_cache(FunctionCallInfo fcinfo, int keyarg, bool elements)
 		}
 		else
 			bloom_key_type_for_arg(&c->key, fcinfo, keyarg);
+		bf_detoast_cache_init(&c->dc, fcinfo->flinfo->fn_mcxt,
+							  VARHDRSZ + BF_HEADER_SIZE, VARHDRSZ + BF_HEADER_SIZE, true);
 		fcinfo->flinfo->fn_extra = c;
 	}
 	return c;
@@ -336,123 +320,38 @@ check_element_family(const BloomProbeCache *c, const bf_view *v)
 				 errhint("To probe for an array as one key, use bloom_contains(f, array).")));
 }
 
-/*
- * Makes v the cached filter; family errors are raised here, once, before
- * anything is kept.
- */
-static void
-probe_cache_set(BloomProbeCache *c, BloomProbeSource source, const bf_view *v)
-{
-	bool		has_keys;
-
-	if (OidIsValid(c->array_type))
-		check_element_family(c, v);
-	has_keys = bloom_check_family(v, &c->key);
-	c->view = *v;
-	c->has_keys = has_keys;
-	c->source = source;
-}
-
-/* Copies a detoasted filter into fn_mcxt with its bit array 64-byte aligned. */
-static struct varlena *
-aligned_copy(FunctionCallInfo fcinfo, BloomProbeCache *c, struct varlena *f)
-{
-	Size		len = VARSIZE(f);
-	char	   *base;
-	uintptr_t	bits_at;
-
-	if (c->flat_alloc != NULL)
-		pfree(c->flat_alloc);
-	c->flat_alloc = NULL;
-	base = MemoryContextAllocHuge(fcinfo->flinfo->fn_mcxt, len + BF_BLOCK_BYTES);
-	bits_at = (uintptr_t) base + VARHDRSZ + BF_HEADER_SIZE;
-	c->flat_alloc = base;
-	base += (BF_BLOCK_BYTES - bits_at % BF_BLOCK_BYTES) % BF_BLOCK_BYTES;
-	memcpy(base, f, len);
-	return (struct varlena *) base;
-}
-
-/* The slow path: a filter other than the one cached. */
+/* The slow path: a filter other than the one kept. */
 static pg_noinline void
-probe_cache_load(FunctionCallInfo fcinfo, BloomProbeCache *c, Datum d)
+probe_cache_load(BloomProbeCache *c, Datum d)
 {
-	struct varlena *raw = (struct varlena *) DatumGetPointer(d);
+	struct varlena *f = bf_detoast_cache_load(&c->dc, d);
 	bf_view		v;
 
-	/* nothing is kept until the new filter is */
-	c->source = BPS_NONE;
-	if (VARATT_IS_EXTERNAL_ONDISK(raw))
-	{
-		struct varatt_external ext;
-		struct varlena *f;
-
-		VARATT_EXTERNAL_GET_POINTER(ext, raw);
-		f = PG_DETOAST_DATUM(d);
-		f = aligned_copy(fcinfo, c, f);
-		bloomfilter_view(f, &v);
-		c->toastrelid = ext.va_toastrelid;
-		c->valueid = ext.va_valueid;
-		probe_cache_set(c, BPS_TOAST, &v);
-		return;
-	}
-	if (VARATT_IS_COMPRESSED(raw))
-	{
-		struct varlena *f = aligned_copy(fcinfo, c, PG_DETOAST_DATUM(d));
-
-		if (c->compressed != NULL)
-		{
-			pfree(c->compressed);
-			c->compressed = NULL;
-		}
-		c->compressed = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, VARSIZE(raw));
-		memcpy(c->compressed, raw, VARSIZE(raw));
-		bloomfilter_view(f, &v);
-		probe_cache_set(c, BPS_COMPRESSED, &v);
-		return;
-	}
-	if (VARATT_IS_4B_U(raw))
-	{
-		bloomfilter_view(raw, &v);
-		c->inline_ptr = raw;
-		memcpy(c->inline_header, raw, VARHDRSZ + BF_HEADER_SIZE);
-		probe_cache_set(c, BPS_INLINE, &v);
-		return;
-	}
-	/* anything else (a short header, an expanded object): not kept */
-	bloomfilter_view(PG_DETOAST_DATUM_PACKED(d), &v);
-	probe_cache_set(c, BPS_NONE, &v);
+	bloomfilter_view(f, &v);
+	/* family errors are raised here, once, before anything is kept */
+	if (OidIsValid(c->array_type))
+		check_element_family(c, &v);
+	c->has_keys = bloom_check_family(&v, &c->key);
+	c->view = v;
+	c->bits_off = v.bits - (uint8 *) f;
+	bf_detoast_cache_keep(&c->dc);
 }
 
-/* Is d the filter the cache holds? */
-static inline bool
-probe_cache_hit(const BloomProbeCache *c, Datum d)
+/* The view of d: the one kept if d is the filter kept. */
+static inline void
+probe_cache_get(BloomProbeCache *c, Datum d)
 {
-	const struct varlena *raw = (const struct varlena *) DatumGetPointer(d);
-
-	switch (c->source)
+	switch (bf_detoast_cache_lookup(&c->dc, d))
 	{
-		case BPS_INLINE:
-			/* the length first: the header compare must not read past raw */
-			return raw == c->inline_ptr && VARATT_IS_4B_U(raw) &&
-				VARSIZE(raw) == VARSIZE(c->inline_header) &&
-				memcmp(raw, c->inline_header, VARHDRSZ + BF_HEADER_SIZE) == 0;
-		case BPS_TOAST:
-			if (VARATT_IS_EXTERNAL_ONDISK(raw))
-			{
-				struct varatt_external ext;
-
-				VARATT_EXTERNAL_GET_POINTER(ext, raw);
-				return ext.va_valueid == c->valueid && ext.va_toastrelid == c->toastrelid;
-			}
-			return false;
-		case BPS_COMPRESSED:
-			return VARATT_IS_COMPRESSED(raw) &&
-				VARSIZE(raw) == VARSIZE(c->compressed) &&
-				memcmp(raw, c->compressed, VARSIZE(raw)) == 0;
-		case BPS_NONE:
-			return false;
+		case BFDC_SAME:
+			return;
+		case BFDC_MOVED:
+			c->view.bits = (uint8 *) DatumGetPointer(d) + c->bits_off;
+			return;
+		case BFDC_MISS:
+			break;
 	}
-	return false;
+	probe_cache_load(c, d);
 }
 
 static inline bool
@@ -461,8 +360,7 @@ probe(FunctionCallInfo fcinfo, int filterarg, int keyarg)
 	BloomProbeCache *c = probe_cache(fcinfo, keyarg, false);
 	Datum		d = PG_GETARG_DATUM(filterarg);
 
-	if (!probe_cache_hit(c, d))
-		probe_cache_load(fcinfo, c, d);
+	probe_cache_get(c, d);
 	if (!c->has_keys)
 		return false;			/* no key was ever added */
 	return bf_probe_hash(&c->view, bloom_hash_fast(&c->key, PG_GETARG_DATUM(keyarg), c->view.seed));
@@ -495,8 +393,7 @@ bloom_probe_elements(FunctionCallInfo fcinfo, int filterarg, int keyarg,
 	BloomProbeCache *c = probe_cache(fcinfo, keyarg, true);
 	Datum		d = PG_GETARG_DATUM(filterarg);
 
-	if (!probe_cache_hit(c, d))
-		probe_cache_load(fcinfo, c, d);
+	probe_cache_get(c, d);
 	*kt = &c->key;
 	return c->has_keys ? &c->view : NULL;
 }

@@ -18,6 +18,7 @@
  * factor, rate times the tightening ratio) is appended first.
  */
 #include "bloomfilter.h"
+#include "bf_detoast_cache.h"
 
 #include <math.h>
 
@@ -368,95 +369,64 @@ scalablebloom_add_all(PG_FUNCTION_ARGS)
  * this call's family, and each sub-filter's geometry (layout, k, m) and
  * where its bits are.
  *
- * A container read from a table is detoasted once into a copy of our own,
- * kept while the same value comes back: recognized by its TOAST pointer's
- * identity (stored values never change; a changed one gets a new value id)
- * or, compressed inside the row, by its compressed bytes compared in full.
- *
- * A container passed in place (a constant, a parameter, a value computed
+ * Whether the container passed is the one seen last time is the detoast
+ * cache's to say (bf_detoast_cache.h): one read from a table is detoasted
+ * once into a kept copy, recognized by its TOAST pointer or its compressed
+ * bytes.  One passed in place (a constant, a parameter, a value computed
  * by the query) is read in place, and an address is no identity: a sort,
  * a group or a nested loop reuses one address for value after value.  So
- * nothing is assumed from the address: every call compares the bytes the
- * shape was decoded from (the length, the container header, and at each
- * sub-filter's offset its magic, version, layout, k and m, the offsets
- * following from the m before them) with the value now passed.  If they
- * agree, a fresh decoding would give the same shape, and only the bits'
- * addresses are moved onto this value; if not, it is decoded again.  The
- * container header alone is not enough: two containers with equal headers
- * can hold sub-filters of other sizes or k (a union's entries come from
- * containers of other initial capacities), and probing one with the
- * other's geometry loses keys.  The comparison costs two words per
- * sub-filter, a few percent of a probe that tests every sub-filter.
+ * the cache compares, at every call, the bytes the shape was decoded from:
+ * the length and the container header, and the words watched here, at each
+ * sub-filter's offset its magic, version, layout, k and m (the offsets
+ * following from the m before them).  If they agree, a fresh decoding
+ * would give the same shape, and only the bits' addresses are moved onto
+ * the value now passed; if not, it is decoded again.  The container header
+ * alone is not enough: two containers with equal headers can hold
+ * sub-filters of other sizes or k (a union's entries come from containers
+ * of other initial capacities), and probing one with the other's geometry
+ * loses keys.  The comparison costs two words per sub-filter, a few
+ * percent of a probe that tests every sub-filter.
  */
-typedef enum SbloomProbeSource
-{
-	SPS_NONE,					/* nothing kept: decode the next value */
-	SPS_TOAST,
-	SPS_COMPRESSED,
-	SPS_INPLACE
-} SbloomProbeSource;
-
-/*
- * Where a sub-filter lies and the bytes its geometry is read from: the
- * first 8 bytes of its BLMF header (magic, version, layout, k) and its m,
- * as they are stored (compared as two words).
- */
-typedef struct SbloomShapeEntry
-{
-	size_t		off;			/* of the BLMF header, from the start of the
-								 * varlena */
-	uint64		head;			/* bytes 0..7 of the BLMF header */
-	uint64		nbits;			/* bytes 16..23 */
-} SbloomShapeEntry;
-
 typedef struct SbloomProbeCache
 {
 	BloomKeyType key;
-	SbloomProbeSource source;
-	/* SPS_TOAST */
-	Oid			toastrelid;
-	Oid			valueid;
-	/* SPS_COMPRESSED: a copy of the compressed bytes */
-	struct varlena *compressed;
-	/* SPS_TOAST, SPS_COMPRESSED: the detoasted copy the views point into */
-	struct varlena *copy;
-	/* SPS_INPLACE: the value the views point into, its length and header */
-	const struct varlena *base;
-	uint32		inplace_size;
-	uint8		inplace_header[BFS_HEADER_SIZE];
+	BfDetoastCache dc;			/* is it the container seen last time? */
 
 	/* the shape */
 	uint64		seed;
 	bool		has_keys;		/* holds keys of this call's family */
 	uint32		nfilters;
-	SbloomShapeEntry *shape;	/* each sub-filter's place and geometry */
+	size_t	   *bits_off;		/* each sub-filter's bits, from the start */
 	bf_view    *views;			/* layout, hashes, nbits and bits only */
 } SbloomProbeCache;
 
-/* Takes the shape of the container s decoded from datum d. */
+/* Takes the shape of the container s decoded from the value f. */
 static void
 probe_cache_take(FunctionCallInfo fcinfo, SbloomProbeCache *c,
-				 const Sbloom *s)
+				 const Sbloom *s, const struct varlena *f)
 {
-	const uint8 *base = (const uint8 *) s->datum;
+	const uint8 *base = (const uint8 *) f;
 	bf_view		fv = {0};
 
 	if (c->views != NULL)
 		pfree(c->views);
-	if (c->shape != NULL)
-		pfree(c->shape);
+	if (c->bits_off != NULL)
+		pfree(c->bits_off);
 	c->views = NULL;
-	c->shape = NULL;
+	c->bits_off = NULL;
 	c->nfilters = 0;
 	c->views = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt,
 									  sizeof(bf_view) * s->h.nfilters);
-	c->shape = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt,
-								  sizeof(SbloomShapeEntry) * s->h.nfilters);
+	c->bits_off = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt,
+									 sizeof(size_t) * s->h.nfilters);
 	for (uint32 i = 0; i < s->h.nfilters; i++)
 	{
-		c->shape[i].off = s->e[i].filter - base;
-		memcpy(&c->shape[i].head, s->e[i].filter, sizeof(uint64));
-		memcpy(&c->shape[i].nbits, s->e[i].filter + BF_OFF_NBITS, sizeof(uint64));
+		size_t		off = s->e[i].filter - base;
+
+		/* its magic, version, layout and k, then its m */
+		bf_detoast_cache_watch(&c->dc, off);
+		bf_detoast_cache_watch(&c->dc, off + BF_OFF_NBITS);
+		c->bits_off[i] = s->e[i].v.bits - base;
 		c->views[i].layout = s->e[i].v.layout;
 		c->views[i].hashes = s->e[i].v.hashes;
 		c->views[i].nbits = s->e[i].v.nbits;
@@ -473,122 +443,32 @@ probe_cache_take(FunctionCallInfo fcinfo, SbloomProbeCache *c,
 static pg_noinline void
 probe_cache_load(FunctionCallInfo fcinfo, SbloomProbeCache *c, Datum d)
 {
-	struct varlena *raw = (struct varlena *) DatumGetPointer(d);
+	struct varlena *f = bf_detoast_cache_load(&c->dc, d);
 	MemoryContext old;
 	Sbloom		s;
 
-	/* nothing is kept until the new container is (an ERROR may come) */
-	c->source = SPS_NONE;
-	if (c->copy != NULL)
-		pfree(c->copy);
-	c->copy = NULL;
-	if (c->compressed != NULL)
-		pfree(c->compressed);
-	c->compressed = NULL;
-
 	old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
-	if (VARATT_IS_4B_U(raw))
-		sbloom_decode(raw, &s);
-	else
-	{
-		/* TOAST, compressed, a short header or an expanded object */
-		c->copy = PG_DETOAST_DATUM_COPY(d);
-		sbloom_decode(c->copy, &s);
-	}
-	probe_cache_take(fcinfo, c, &s);
+	sbloom_decode(f, &s);
+	probe_cache_take(fcinfo, c, &s, f);
 	pfree(s.e);
-
-	if (VARATT_IS_EXTERNAL_ONDISK(raw))
-	{
-		struct varatt_external ext;
-
-		VARATT_EXTERNAL_GET_POINTER(ext, raw);
-		c->toastrelid = ext.va_toastrelid;
-		c->valueid = ext.va_valueid;
-		c->source = SPS_TOAST;
-	}
-	else if (VARATT_IS_COMPRESSED(raw))
-	{
-		c->compressed = palloc(VARSIZE(raw));
-		memcpy(c->compressed, raw, VARSIZE(raw));
-		c->source = SPS_COMPRESSED;
-	}
-	else if (VARATT_IS_4B_U(raw))
-	{
-		c->base = raw;
-		c->inplace_size = VARSIZE(raw);
-		memcpy(c->inplace_header, VARDATA(raw), BFS_HEADER_SIZE);
-		c->source = SPS_INPLACE;
-	}
 	MemoryContextSwitchTo(old);
-}
-
-/*
- * Has the in-place value raw the shape kept?  Reads nothing past raw's
- * end: the length is checked first, and each sub-filter's header lies
- * where it lay in the value kept, of the same length, as long as the ones
- * before it agree.
- */
-static inline bool
-inplace_same_shape(const SbloomProbeCache *c, const struct varlena *raw)
-{
-	const uint8 *p = (const uint8 *) raw;
-	uint64		diff = 0;
-
-	if (!VARATT_IS_4B_U(raw) || VARSIZE(raw) != c->inplace_size ||
-		memcmp(VARDATA(raw), c->inplace_header, BFS_HEADER_SIZE) != 0)
-		return false;
-	/* no branch per sub-filter: the differences are gathered */
-	for (uint32 i = 0; i < c->nfilters; i++)
-	{
-		const uint8 *f = p + c->shape[i].off;
-		uint64		head;
-		uint64		nbits;
-
-		memcpy(&head, f, sizeof(uint64));
-		memcpy(&nbits, f + BF_OFF_NBITS, sizeof(uint64));
-		diff |= (head ^ c->shape[i].head) | (nbits ^ c->shape[i].nbits);
-	}
-	return diff == 0;
+	bf_detoast_cache_keep(&c->dc);
 }
 
 /* The shape of d, from the cache if d has the shape kept. */
 static inline void
 probe_cache_get(FunctionCallInfo fcinfo, SbloomProbeCache *c, Datum d)
 {
-	const struct varlena *raw = (const struct varlena *) DatumGetPointer(d);
-
-	switch (c->source)
+	switch (bf_detoast_cache_lookup(&c->dc, d))
 	{
-		case SPS_INPLACE:
-			if (inplace_same_shape(c, raw))
-			{
-				if (raw != c->base)
-				{
-					/* the same shape elsewhere: move the bits there */
-					for (uint32 i = 0; i < c->nfilters; i++)
-						c->views[i].bits = (uint8 *) raw + c->shape[i].off + BF_HEADER_SIZE;
-					c->base = raw;
-				}
-				return;
-			}
-			break;
-		case SPS_TOAST:
-			if (VARATT_IS_EXTERNAL_ONDISK(raw))
-			{
-				struct varatt_external ext;
-
-				VARATT_EXTERNAL_GET_POINTER(ext, raw);
-				if (ext.va_valueid == c->valueid && ext.va_toastrelid == c->toastrelid)
-					return;
-			}
-			break;
-		case SPS_COMPRESSED:
-			if (VARATT_IS_COMPRESSED(raw) && VARSIZE(raw) == VARSIZE(c->compressed) &&
-				memcmp(raw, c->compressed, VARSIZE(raw)) == 0)
-				return;
-			break;
-		case SPS_NONE:
+		case BFDC_SAME:
+			return;
+		case BFDC_MOVED:
+			/* the same shape elsewhere: move the bits there */
+			for (uint32 i = 0; i < c->nfilters; i++)
+				c->views[i].bits = (uint8 *) DatumGetPointer(d) + c->bits_off[i];
+			return;
+		case BFDC_MISS:
 			break;
 	}
 	probe_cache_load(fcinfo, c, d);
@@ -604,6 +484,8 @@ probe(FunctionCallInfo fcinfo, int filterarg, int keyarg)
 	{
 		c = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(SbloomProbeCache));
 		bloom_key_type_for_arg(&c->key, fcinfo, keyarg);
+		bf_detoast_cache_init(&c->dc, fcinfo->flinfo->fn_mcxt,
+							  VARHDRSZ + BFS_HEADER_SIZE, 0, false);
 		fcinfo->flinfo->fn_extra = c;
 	}
 	probe_cache_get(fcinfo, c, PG_GETARG_DATUM(filterarg));

@@ -14,6 +14,7 @@
  * the same key bloom_window_contains(w, ...) finds.
  */
 #include "bloomfilter.h"
+#include "bf_detoast_cache.h"
 
 #include <math.h>
 
@@ -294,75 +295,16 @@ bloomwindow_add(PG_FUNCTION_ARGS)
 
 /*
  * Per-call-site state of bloom_window_contains: the key type, and the
- * window last seen when it came from TOAST (its value id) or compressed
- * in the row (its compressed bytes), so that a window probed row after row
- * is decompressed once.  Windows inline and uncompressed are read in place.
+ * detoast cache (bf_detoast_cache.h), so that a window probed row after row
+ * from TOAST or compressed in the row is decompressed once.  The window's
+ * view is decoded at every call, nothing of it kept; windows inline and
+ * uncompressed are read in place.
  */
 typedef struct BloomWindowProbeCache
 {
 	BloomKeyType key;
-	Oid			toastrelid;
-	Oid			valueid;		/* InvalidOid: no TOAST window kept */
-	struct varlena *compressed; /* or the compressed bytes of the window kept */
-	struct varlena *window;		/* the kept window, detoasted */
+	BfDetoastCache dc;
 } BloomWindowProbeCache;
-
-static void
-probe_cache_reset(BloomWindowProbeCache *c)
-{
-	if (c->window)
-		pfree(c->window);
-	if (c->compressed)
-		pfree(c->compressed);
-	c->window = c->compressed = NULL;
-	c->valueid = InvalidOid;
-}
-
-/* A window detoasted into the call site's memory, to be kept. */
-static struct varlena *
-kept_detoast(FunctionCallInfo fcinfo, Datum datum)
-{
-	MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
-	struct varlena *f = PG_DETOAST_DATUM(datum);
-
-	MemoryContextSwitchTo(old);
-	return f;
-}
-
-static struct varlena *
-probe_window(FunctionCallInfo fcinfo, BloomWindowProbeCache *c, Datum datum)
-{
-	struct varlena *raw = (struct varlena *) DatumGetPointer(datum);
-
-	if (VARATT_IS_EXTERNAL_ONDISK(raw))
-	{
-		struct varatt_external ext;
-
-		VARATT_EXTERNAL_GET_POINTER(ext, raw);
-		if (c->window != NULL && c->compressed == NULL &&
-			ext.va_valueid == c->valueid && ext.va_toastrelid == c->toastrelid)
-			return c->window;
-		probe_cache_reset(c);
-		c->window = kept_detoast(fcinfo, datum);
-		c->toastrelid = ext.va_toastrelid;
-		c->valueid = ext.va_valueid;
-		return c->window;
-	}
-	if (VARATT_IS_COMPRESSED(raw))
-	{
-		if (c->window != NULL && c->compressed != NULL &&
-			VARSIZE(raw) == VARSIZE(c->compressed) &&
-			memcmp(raw, c->compressed, VARSIZE(raw)) == 0)
-			return c->window;
-		probe_cache_reset(c);
-		c->window = kept_detoast(fcinfo, datum);
-		c->compressed = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, VARSIZE(raw));
-		memcpy(c->compressed, raw, VARSIZE(raw));
-		c->valueid = InvalidOid;
-		return c->window;
-	}
-	return PG_DETOAST_DATUM(datum);
-}
 
 /*
  * bloom_window_contains(w, key, at): may key have been added to a bucket
@@ -382,9 +324,14 @@ bloomwindow_contains(PG_FUNCTION_ARGS)
 	{
 		c = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BloomWindowProbeCache));
 		bloom_key_type_for_arg(&c->key, fcinfo, 1);
+		/*
+		 * not packed: keeps the 8-byte alignment; a kept copy starts 64-byte
+		 * aligned, and so does every slot's bit array
+		 */
+		bf_detoast_cache_init(&c->dc, fcinfo->flinfo->fn_mcxt, VARHDRSZ, 0, false);
 		fcinfo->flinfo->fn_extra = c;
 	}
-	d = probe_window(fcinfo, c, PG_GETARG_DATUM(0));
+	d = bf_detoast_cache_fetch(&c->dc, PG_GETARG_DATUM(0));
 	window_view(d, &w);
 	window_family_view(&w, &fv);
 	if (!bloom_check_family(&fv, &c->key))
