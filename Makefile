@@ -17,18 +17,16 @@ MODULE_big = bloomfilter
 CORE_SRCS = src/core/bf_format.c src/core/bf_combine.c src/core/bf_estimate.c \
 	src/core/bf_sizing.c src/core/bf_base64.c src/core/bf_hashes.c \
 	src/core/bf_counting.c src/core/bf_window.c src/core/bf_scalable.c \
-	src/core/bf_batch.c src/core/bf_simd.c src/core/bf_aggstate.c src/core/bf_slice.c
-GLUE_SRCS = src/bf_guc.c src/bf_io.c src/bf_encode.c src/bf_keytypes.c src/bf_keybytes.c src/bf_ops.c src/bf_agg.c \
-	src/bf_index.c src/bf_gist.c src/bf_gist_keys.c src/bf_planner.c src/bf_counting.c src/bf_window.c src/bf_scalable.c \
+	src/core/bf_batch.c src/core/bf_simd.c src/core/bf_aggstate.c src/core/bf_slice.c \
+	src/core/bf_problem.c
+GLUE_SRCS = src/bf_guc.c src/bf_io.c src/bf_report.c src/bf_encode.c src/bf_keytypes.c \
+	src/bf_keybytes.c src/bf_detoast_cache.c src/bf_ops.c src/bf_agg.c src/bf_agg_state.c \
+	src/bf_index.c src/bf_gist.c src/bf_gist_keys.c src/bf_planner.c src/bf_counting.c src/bf_window.c \
+	src/bf_scalable.c src/bf_scalable_union.c \
 	src/bf_array.c src/bf_cmp.c src/bf_autojoin.c src/bf_autojoin_plan.c src/bf_autojoin_size.c \
 	src/bf_slice_page.c src/bf_slice_write.c src/bf_slice_build.c src/bf_slice_scan.c \
 	src/bf_slice_vacuum.c src/bf_slice_am.c
-# the words of a refused value (core) and the one reporter that raises them
-CORE_SRCS += src/core/bf_problem.c
-GLUE_SRCS += src/bf_report.c src/bf_scalable_union.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
-# the probes' one detoast cache, under the four types (on its own line)
-GLUE_SRCS += src/bf_detoast_cache.c
 
 DATA = sql/bloomfilter--1.0.sql
 
@@ -67,8 +65,8 @@ include $(PGXS)
 # every object depends on the headers (PGXS tracks only the .c files)
 # (bf_core.h is an umbrella over one header per concern: every one counts)
 CORE_HDRS = $(wildcard src/core/*.h)
-$(OBJS): $(CORE_HDRS) src/bloomfilter.h src/bf_keyenc.h src/bf_index.h src/bf_gist.h src/bf_autojoin.h src/bf_compat.h src/bf_slice_am.h
-$(OBJS): src/bf_detoast_cache.h
+$(OBJS): $(CORE_HDRS) src/bloomfilter.h src/bf_keyenc.h src/bf_index.h src/bf_gist.h src/bf_autojoin.h src/bf_compat.h src/bf_slice_am.h \
+	src/bf_detoast_cache.h src/bf_report.h src/bf_sbloom.h src/bf_agg_state.h
 
 # ---- the core on its own ----
 CORE_CC ?= gcc
@@ -106,4 +104,3 @@ installcheck-valgrind:
 	REGRESS="$(REGRESS)" PG_CONFIG="$(PG_CONFIG)" bash test/valgrind.sh
 
 # the headers of the reporter and of the scalablebloom glue files, as above
-$(OBJS): src/bf_report.h src/bf_sbloom.h
