@@ -68,7 +68,7 @@ read_slice(SliceReader *r, uint64 s, bs_mask *out)
 	{
 		if (BufferIsValid(r->buf))
 			ReleaseBuffer(r->buf);
-		r->buf = ReadBuffer(r->index, r->h->pages[pageno]);
+		r->buf = bs_read_buffer(r->index, r->h->pages[pageno]);
 		r->pageno = pageno;
 	}
 	LockBuffer(r->buf, BUFFER_LOCK_SHARE);
@@ -79,9 +79,43 @@ read_slice(SliceReader *r, uint64 s, bs_mask *out)
 	LockBuffer(r->buf, BUFFER_LOCK_UNLOCK);
 }
 
+/* slice pages pinned (and their lines prefetched) before any is read */
+#define BS_BATCH_PAGES 4
+
+/*
+ * Pins the page of slice pos[i] and asks the CPU for the lines a read of it
+ * touches: the page's header and special space (checked) and the slices of
+ * the positions that lie on it.  Returns the end of those positions.
+ */
+static int64
+pin_slice_page(SliceReader *r, const uint64 *pos, int64 i, int64 n, Buffer *buf)
+{
+	uint32		pageno = (uint32) (pos[i] / BS_SLICES_PER_PAGE);
+	const char *page;
+	const char *base;
+
+	if (pageno >= r->h->npages)
+		elog(ERROR, "bloomslice slice " UINT64_FORMAT " past its block", pos[i]);
+	*buf = bs_read_buffer(r->index, r->h->pages[pageno]);
+	page = (const char *) BufferGetPage(*buf);
+	base = (const char *) PageGetContents((Page) page);
+	bs_prefetch(page);
+	bs_prefetch(page + BLCKSZ - 1);
+	for (; i < n && pos[i] / BS_SLICES_PER_PAGE == pageno; i++)
+	{
+		const char *sl = base + (pos[i] % BS_SLICES_PER_PAGE) * BS_SLICE_BYTES;
+
+		bs_prefetch(sl);
+		bs_prefetch(sl + BS_SLICE_BYTES - 1);
+	}
+	return i;
+}
+
 /*
  * ANDs the slices at pos[0 .. n-1] (sorted) into mask, one page lock per
- * page they lie on, stopping as soon as mask is empty.
+ * page they lie on, stopping as soon as mask is empty.  The pages are
+ * pinned BS_BATCH_PAGES at a time and their lines prefetched before the
+ * first is read: the reads then wait for memory once, not once a page.
  */
 static void
 and_positions(SliceReader *r, const uint64 *pos, int64 n, bs_mask *mask)
@@ -90,33 +124,35 @@ and_positions(SliceReader *r, const uint64 *pos, int64 n, bs_mask *mask)
 
 	while (i < n && !bs_mask_empty(mask))
 	{
-		uint32		pageno = (uint32) (pos[i] / BS_SLICES_PER_PAGE);
-		Page		page;
-		const char *base;
+		Buffer		bufs[BS_BATCH_PAGES];
+		int64		from[BS_BATCH_PAGES + 1];
+		int			np = 0;
 
-		if (pageno >= r->h->npages)
-			elog(ERROR, "bloomslice slice " UINT64_FORMAT " past its block", pos[i]);
-		if (!BufferIsValid(r->buf) || r->pageno != pageno)
+		from[0] = i;
+		while (np < BS_BATCH_PAGES && from[np] < n)
 		{
-			if (BufferIsValid(r->buf))
-				ReleaseBuffer(r->buf);
-			r->buf = ReadBuffer(r->index, r->h->pages[pageno]);
-			r->pageno = pageno;
+			from[np + 1] = pin_slice_page(r, pos, from[np], n, &bufs[np]);
+			np++;
 		}
-		LockBuffer(r->buf, BUFFER_LOCK_SHARE);
-		page = BufferGetPage(r->buf);
-		bs_check_page(page, BS_PAGE_SLICES, r->index, r->h->pages[pageno]);
-		base = (const char *) PageGetContents(page);
-		for (; i < n && pos[i] / BS_SLICES_PER_PAGE == pageno; i++)
+		for (int p = 0; p < np; p++)
 		{
-			bs_mask_and(mask, (const uint64 *) (base + (pos[i] % BS_SLICES_PER_PAGE) * BS_SLICE_BYTES));
-			if ((i & 7) == 7 && bs_mask_empty(mask))
+			uint32		pageno = (uint32) (pos[from[p]] / BS_SLICES_PER_PAGE);
+
+			if (!bs_mask_empty(mask))
 			{
-				i++;
-				break;
+				Page		page = BufferGetPage(bufs[p]);
+				const char *base;
+
+				LockBuffer(bufs[p], BUFFER_LOCK_SHARE);
+				bs_check_page(page, BS_PAGE_SLICES, r->index, r->h->pages[pageno]);
+				base = (const char *) PageGetContents(page);
+				for (int64 j = from[p]; j < from[p + 1]; j++)
+					bs_mask_and(mask, (const uint64 *) (base + (pos[j] % BS_SLICES_PER_PAGE) * BS_SLICE_BYTES));
+				LockBuffer(bufs[p], BUFFER_LOCK_UNLOCK);
 			}
+			ReleaseBuffer(bufs[p]);
 		}
-		LockBuffer(r->buf, BUFFER_LOCK_UNLOCK);
+		i = from[np];
 	}
 }
 
@@ -337,7 +373,7 @@ scan_pending(Relation index, BlockNumber blk, KeyState *keys, int nkeys,
 
 	while (blk != InvalidBlockNumber)
 	{
-		Buffer		buf = ReadBuffer(index, blk);
+		Buffer		buf = bs_read_buffer(index, blk);
 		Page		page;
 		OffsetNumber maxoff;
 		ItemPointerData exact[MaxOffsetNumber],
@@ -467,7 +503,7 @@ bs_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	}
 
 	/* the pending area, under the metapage's share lock */
-	metabuf = ReadBuffer(index, BS_METAPAGE_BLKNO);
+	metabuf = bs_read_buffer(index, BS_METAPAGE_BLKNO);
 	LockBuffer(metabuf, BUFFER_LOCK_SHARE);
 	meta = bs_meta(BufferGetPage(metabuf), index);
 	ntids += scan_pending(index, meta->pending_head, keys, nkeys, so->hashcxt, tbm);
@@ -481,14 +517,16 @@ bs_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	{
 		int64		maxpos = 0;
 		uint64	   *pos;
+		Buffer		next;
 
 		for (int i = 0; i < nkeys; i++)
 			maxpos += keys[i].strategy == BS_STRAT_KEY ? BF_MAX_HASHES : (int64) keys[i].q.nbits;
 		pos = palloc(Max(maxpos, 1) * sizeof(uint64));
 		h = palloc(BLCKSZ);
+		next = head != InvalidBlockNumber ? bs_read_buffer(index, head) : InvalidBuffer;
 		while (head != InvalidBlockNumber)
 		{
-			Buffer		buf = ReadBuffer(index, head);
+			Buffer		buf = next;
 			const BsHead *ph;
 
 			LockBuffer(buf, BUFFER_LOCK_SHARE);
@@ -500,6 +538,23 @@ bs_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 			memcpy(h->pages, ph->pages, h->npages * sizeof(BlockNumber));
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 			head = h->next;
+
+			/*
+			 * the next head pinned and its first lines asked for now, to
+			 * arrive while this block's slices are read
+			 */
+			next = InvalidBuffer;
+			if (head != InvalidBlockNumber)
+			{
+				const char *np;
+
+				next = bs_read_buffer(index, head);
+				np = (const char *) BufferGetPage(next);
+				bs_prefetch(np);
+				bs_prefetch(np + BLCKSZ - 1);
+				for (Size off = 0; off < MAXALIGN(SizeOfPageHeaderData) + offsetof(BsHead, tids); off += 64)
+					bs_prefetch(np + off);
+			}
 			if (!bs_mask_empty(&h->live))
 				ntids += scan_block(index, buf, h, keys, nkeys, so->hashcxt, pos, tbm);
 			ReleaseBuffer(buf);
