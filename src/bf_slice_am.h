@@ -177,6 +177,13 @@ extern int	bs_pending_limit(Relation index);
  * found the block in (see bf_slice_page.c)
  */
 extern Buffer bs_read_buffer(Relation index, BlockNumber blkno);
+/*
+ * Prefetches, through the buffer bs_read_buffer last found blkno in, its
+ * descriptor, the page's header and special space, and the lines at the
+ * given byte offsets of its contents: a hint only (nothing pinned)
+ */
+extern void bs_prefetch_page(Relation index, BlockNumber blkno,
+							 const uint32 *offsets, int n);
 
 extern void bs_init_page(Page page, uint16 flags);
 extern void bs_init_metapage(Page page);

@@ -6,6 +6,7 @@
 #include "bf_slice_am.h"
 
 #include "access/reloptions.h"
+#include "storage/buf_internals.h"
 #include "storage/bufpage.h"
 #include "storage/lmgr.h"
 #include "utils/guc.h"
@@ -103,6 +104,29 @@ bs_read_buffer(Relation index, BlockNumber blkno)
 	}
 	hints->buf[blkno] = buf;
 	return buf;
+}
+
+void
+bs_prefetch_page(Relation index, BlockNumber blkno, const uint32 *offsets, int n)
+{
+	BsBufferHints *hints = (BsBufferHints *) index->rd_amcache;
+	Buffer		buf;
+	const char *page;
+	const char *base;
+
+	if (hints == NULL || blkno >= hints->n)
+		return;
+	buf = hints->buf[blkno];
+	if (buf <= 0 || buf > NBuffers)
+		return;					/* none, or a local buffer */
+	bs_prefetch(GetBufferDescriptor(buf - 1));
+	page = (const char *) BufferGetBlock(buf);
+	base = page + MAXALIGN(SizeOfPageHeaderData);
+	bs_prefetch(page);
+	bs_prefetch(page + BLCKSZ - 1);
+	for (int i = 0; i < n; i++)
+		if (offsets[i] < BS_PAGE_ROOM)
+			bs_prefetch(base + offsets[i]);
 }
 
 void

@@ -214,6 +214,92 @@ key_answer(KeyState *ks, const BsGeom *g)
 }
 
 /*
+ * The slice positions the keys read in a block of geometry g, unsorted,
+ * into pos (room for every key's); clears mask when a key says no filter
+ * of g matches, and sets *recheck when one cannot answer from the bits.
+ * Superset keys of filters larger than q (shift > 0) are read apart.
+ */
+static int64
+gather_positions(KeyState *keys, int nkeys, const BsGeom *g, MemoryContext hashcxt,
+				 uint64 *pos, bs_mask *mask, bool *recheck)
+{
+	int64		npos = 0;
+
+	for (int i = 0; i < nkeys; i++)
+	{
+		KeyState   *ks = &keys[i];
+
+		switch (key_answer(ks, g))
+		{
+			case KA_NONE:
+				memset(mask, 0, sizeof(*mask));
+				continue;
+			case KA_RECHECK:
+				*recheck = true;
+				continue;
+			case KA_SLICES:
+				break;
+		}
+		if (ks->strategy == BS_STRAT_KEY)
+		{
+			uint64		hash = bloom_index_seed_hash(&ks->sh, &ks->kt, ks->value,
+													 g->seed, hashcxt);
+
+			bf_positions(g->layout, g->nbits, g->hashes, hash, pos + npos);
+			npos += g->hashes;
+		}
+		else if (ks->shift == 0)
+		{
+			memcpy(pos + npos, ks->pos, ks->npos * sizeof(uint64));
+			npos += ks->npos;
+		}
+	}
+	return npos;
+}
+
+/* at most this many positions a block are prefetched ahead */
+#define BS_PREFETCH_POSITIONS 64
+
+/*
+ * Asks the CPU for the lines the next block's reads will touch (buffer
+ * descriptors, page headers, slices), through the buffers its pages were
+ * last found in, while this block is read: no pin, no lock, only a hint.
+ */
+static void
+prefetch_block(Relation index, const BsHead *h, KeyState *keys, int nkeys,
+			   MemoryContext hashcxt, uint64 *pos)
+{
+	bs_mask		mask = h->live;
+	bool		recheck = false;
+	int64		npos;
+	int64		i = 0;
+
+	if (bs_mask_empty(&mask))
+		return;
+	npos = gather_positions(keys, nkeys, &h->geom, hashcxt, pos, &mask, &recheck);
+	if (npos == 0 || bs_mask_empty(&mask))
+		return;
+	npos = bs_sort_unique(pos, (int) npos);
+	while (i < npos)
+	{
+		uint32		pageno = (uint32) (pos[i] / BS_SLICES_PER_PAGE);
+		uint32		offs[2 * BS_PREFETCH_POSITIONS];
+		int			n = 0;
+
+		if (pageno >= h->npages)
+			return;				/* read (and reported) by scan_block */
+		for (; i < npos && pos[i] / BS_SLICES_PER_PAGE == pageno; i++)
+		{
+			uint32		off = (uint32) (pos[i] % BS_SLICES_PER_PAGE) * BS_SLICE_BYTES;
+
+			offs[n++] = off;
+			offs[n++] = off + BS_SLICE_BYTES - 1;
+		}
+		bs_prefetch_page(index, h->pages[pageno], offs, n);
+	}
+}
+
+/*
  * The candidates of the block whose head is hblk into tbm; returns how many.
  * h holds the head's fields up to its TIDs and its slice pages, read
  * before; the TIDs of the columns found are read from the head last (a
@@ -229,38 +315,10 @@ scan_block(Relation index, Buffer hbuf, const BsHead *h, KeyState *keys, int nke
 	SliceReader r = {index, h, InvalidBuffer, 0};
 	ItemPointerData tids[BS_C];
 	int			n = 0;
-	int64		npos = 0;
+	int64		npos;
 
 	/* every key's slices are ANDed: gather their positions, then read */
-	for (int i = 0; i < nkeys; i++)
-	{
-		KeyState   *ks = &keys[i];
-
-		switch (key_answer(ks, &h->geom))
-		{
-			case KA_NONE:
-				memset(&mask, 0, sizeof(mask));
-				continue;
-			case KA_RECHECK:
-				recheck = true;
-				continue;
-			case KA_SLICES:
-				break;
-		}
-		if (ks->strategy == BS_STRAT_KEY)
-		{
-			uint64		hash = bloom_index_seed_hash(&ks->sh, &ks->kt, ks->value,
-													 h->geom.seed, hashcxt);
-
-			bf_positions(h->geom.layout, h->geom.nbits, h->geom.hashes, hash, pos + npos);
-			npos += h->geom.hashes;
-		}
-		else if (ks->shift == 0)
-		{
-			memcpy(pos + npos, ks->pos, ks->npos * sizeof(uint64));
-			npos += ks->npos;
-		}
-	}
+	npos = gather_positions(keys, nkeys, &h->geom, hashcxt, pos, &mask, &recheck);
 	if (npos > 0 && !bs_mask_empty(&mask))
 	{
 		npos = bs_sort_unique(pos, (int) npos);
@@ -416,6 +474,43 @@ scan_pending(Relation index, BlockNumber blk, KeyState *keys, int nkeys,
 	return ntids;
 }
 
+/*
+ * Copies the head at blkno (pinned in buf) into h: its fields up to the
+ * TIDs, and its slice pages.
+ */
+static void
+read_head(Relation index, Buffer buf, BlockNumber blkno, BsHead *h)
+{
+	const BsHead *ph;
+
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	bs_check_page(BufferGetPage(buf), BS_PAGE_HEAD, index, blkno);
+	ph = BsPageGetHead(BufferGetPage(buf));
+	memcpy(h, ph, offsetof(BsHead, tids));
+	if (h->npages > BS_MAX_HEAD_PAGES)
+		elog(ERROR, "bloomslice block %u has %u slice pages", blkno, h->npages);
+	memcpy(h->pages, ph->pages, h->npages * sizeof(BlockNumber));
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+}
+
+/*
+ * Asks for the lines of the head at blkno read_head will touch (its fields,
+ * and a slice page list of about npages entries, as the last head's).
+ */
+static void
+prefetch_head(Relation index, BlockNumber blkno, uint32 npages)
+{
+	uint32		offs[32];
+	int			n = 0;
+	uint32		end = offsetof(BsHead, pages) + Min(npages, BS_MAX_HEAD_PAGES) * sizeof(BlockNumber);
+
+	for (uint32 off = 0; off < offsetof(BsHead, tids) && n < (int) lengthof(offs); off += 64)
+		offs[n++] = off;
+	for (uint32 off = offsetof(BsHead, pages); off < end && n < (int) lengthof(offs); off += 64)
+		offs[n++] = off;
+	bs_prefetch_page(index, blkno, offs, n);
+}
+
 IndexScanDesc
 bs_beginscan(Relation r, int nkeys, int norderbys)
 {
@@ -463,7 +558,6 @@ bs_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	BsMeta	   *meta;
 	BlockNumber head;
 	int64		ntids = 0;
-	BsHead	   *h;
 
 	if (nkeys == 0)
 		ereport(ERROR,
@@ -512,52 +606,49 @@ bs_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 
 	/*
 	 * then the blocks: each head's geometry, live columns and slice pages
-	 * copied, its lock released before its slices are read
+	 * copied, its lock released before its slices are read.  One head
+	 * ahead: the next block's head is read, and the lines its reads will
+	 * touch asked for, before this block's slices are read.
 	 */
 	{
 		int64		maxpos = 0;
 		uint64	   *pos;
-		Buffer		next;
+		uint64	   *ahead = NULL;
+		BsHead	   *cur = palloc(BLCKSZ);
+		BsHead	   *nxt = palloc(BLCKSZ);
+		Buffer		curbuf = InvalidBuffer;
 
 		for (int i = 0; i < nkeys; i++)
 			maxpos += keys[i].strategy == BS_STRAT_KEY ? BF_MAX_HASHES : (int64) keys[i].q.nbits;
 		pos = palloc(Max(maxpos, 1) * sizeof(uint64));
-		h = palloc(BLCKSZ);
-		next = head != InvalidBlockNumber ? bs_read_buffer(index, head) : InvalidBuffer;
-		while (head != InvalidBlockNumber)
+		if (maxpos <= BS_PREFETCH_POSITIONS)
+			ahead = palloc(BS_PREFETCH_POSITIONS * sizeof(uint64));
+		if (head != InvalidBlockNumber)
 		{
-			Buffer		buf = next;
-			const BsHead *ph;
+			curbuf = bs_read_buffer(index, head);
+			read_head(index, curbuf, head, cur);
+		}
+		while (BufferIsValid(curbuf))
+		{
+			Buffer		nxtbuf = InvalidBuffer;
+			BsHead	   *tmp;
 
-			LockBuffer(buf, BUFFER_LOCK_SHARE);
-			bs_check_page(BufferGetPage(buf), BS_PAGE_HEAD, index, head);
-			ph = BsPageGetHead(BufferGetPage(buf));
-			memcpy(h, ph, offsetof(BsHead, tids));
-			if (h->npages > BS_MAX_HEAD_PAGES)
-				elog(ERROR, "bloomslice block %u has %u slice pages", head, h->npages);
-			memcpy(h->pages, ph->pages, h->npages * sizeof(BlockNumber));
-			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-			head = h->next;
-
-			/*
-			 * the next head pinned and its first lines asked for now, to
-			 * arrive while this block's slices are read
-			 */
-			next = InvalidBuffer;
-			if (head != InvalidBlockNumber)
+			if (cur->next != InvalidBlockNumber)
 			{
-				const char *np;
-
-				next = bs_read_buffer(index, head);
-				np = (const char *) BufferGetPage(next);
-				bs_prefetch(np);
-				bs_prefetch(np + BLCKSZ - 1);
-				for (Size off = 0; off < MAXALIGN(SizeOfPageHeaderData) + offsetof(BsHead, tids); off += 64)
-					bs_prefetch(np + off);
+				nxtbuf = bs_read_buffer(index, cur->next);
+				read_head(index, nxtbuf, cur->next, nxt);
+				if (ahead != NULL)
+					prefetch_block(index, nxt, keys, nkeys, so->hashcxt, ahead);
+				if (nxt->next != InvalidBlockNumber)
+					prefetch_head(index, nxt->next, nxt->npages);
 			}
-			if (!bs_mask_empty(&h->live))
-				ntids += scan_block(index, buf, h, keys, nkeys, so->hashcxt, pos, tbm);
-			ReleaseBuffer(buf);
+			if (!bs_mask_empty(&cur->live))
+				ntids += scan_block(index, curbuf, cur, keys, nkeys, so->hashcxt, pos, tbm);
+			ReleaseBuffer(curbuf);
+			curbuf = nxtbuf;
+			tmp = cur;
+			cur = nxt;
+			nxt = tmp;
 			CHECK_FOR_INTERRUPTS();
 		}
 	}
