@@ -13,6 +13,13 @@
  * answer from the bits (another key family, an incompatible q, unsliced)
  * are returned for recheck, so the table raises a sequential scan's errors
  * for visible rows only.  Several scan keys AND their answers.
+ *
+ * Memory, not arithmetic, is a scan's cost: a probe pins a head and about
+ * three slice pages per block.  Pages are found through the buffer this
+ * backend last read them from (bs_read_buffer), a block's slice pages are
+ * pinned a few at a time with their lines prefetched before the first is
+ * read, and the next block's head is read, and its lines prefetched,
+ * while a block is read.
  */
 #include "bf_slice_am.h"
 
