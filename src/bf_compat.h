@@ -85,6 +85,13 @@
 	make_restrictinfo(root, clause, true, false, false, 0, NULL, NULL, NULL)
 #endif
 
+/* 16 renamed a relation's RelFileNode (rd_node) RelFileLocator (rd_locator) */
+#if PG_VERSION_NUM >= 160000
+#define bf_rel_locator(rel) ((rel)->rd_locator)
+#else
+#define bf_rel_locator(rel) ((rel)->rd_node)
+#endif
+
 /* 18 gave index_beginscan_bitmap() an instrumentation argument (NULL: none) */
 #if PG_VERSION_NUM >= 180000
 #define bf_index_beginscan_bitmap(rel, snapshot, nkeys) \

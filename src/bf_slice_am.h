@@ -135,6 +135,17 @@ typedef struct BsPendingItem
 #define BS_PENDING_ITEM_MAX \
 	(BS_PAGE_ROOM - sizeof(ItemIdData) - MAXIMUM_ALIGNOF)
 
+/* A hint to the CPU that the bytes at p will be read soon. */
+static inline void
+bs_prefetch(const void *p)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	__builtin_prefetch(p);
+#else
+	(void) p;
+#endif
+}
+
 /* Reloptions */
 typedef struct BsOptions
 {
@@ -160,6 +171,19 @@ extern void bs_register_reloptions(void);
 extern bytea *bs_options(Datum reloptions, bool validate);
 extern int	bs_max_bits(Relation index);
 extern int	bs_pending_limit(Relation index);
+
+/*
+ * ReadBuffer of an index block, trying first the buffer this backend last
+ * found the block in (see bf_slice_page.c)
+ */
+extern Buffer bs_read_buffer(Relation index, BlockNumber blkno);
+/*
+ * Prefetches, through the buffer bs_read_buffer last found blkno in, its
+ * descriptor, the page's header and special space, and the lines at the
+ * given byte offsets of its contents: a hint only (nothing pinned)
+ */
+extern void bs_prefetch_page(Relation index, BlockNumber blkno,
+							 const uint32 *offsets, int n);
 
 extern void bs_init_page(Page page, uint16 flags);
 extern void bs_init_metapage(Page page);

@@ -13,6 +13,13 @@
  * answer from the bits (another key family, an incompatible q, unsliced)
  * are returned for recheck, so the table raises a sequential scan's errors
  * for visible rows only.  Several scan keys AND their answers.
+ *
+ * Memory, not arithmetic, is a scan's cost: a probe pins a head and about
+ * three slice pages per block.  Pages are found through the buffer this
+ * backend last read them from (bs_read_buffer), a block's slice pages are
+ * pinned a few at a time with their lines prefetched before the first is
+ * read, and the next block's head is read, and its lines prefetched,
+ * while a block is read.
  */
 #include "bf_slice_am.h"
 
@@ -68,7 +75,7 @@ read_slice(SliceReader *r, uint64 s, bs_mask *out)
 	{
 		if (BufferIsValid(r->buf))
 			ReleaseBuffer(r->buf);
-		r->buf = ReadBuffer(r->index, r->h->pages[pageno]);
+		r->buf = bs_read_buffer(r->index, r->h->pages[pageno]);
 		r->pageno = pageno;
 	}
 	LockBuffer(r->buf, BUFFER_LOCK_SHARE);
@@ -79,9 +86,43 @@ read_slice(SliceReader *r, uint64 s, bs_mask *out)
 	LockBuffer(r->buf, BUFFER_LOCK_UNLOCK);
 }
 
+/* slice pages pinned (and their lines prefetched) before any is read */
+#define BS_BATCH_PAGES 4
+
+/*
+ * Pins the page of slice pos[i] and asks the CPU for the lines a read of it
+ * touches: the page's header and special space (checked) and the slices of
+ * the positions that lie on it.  Returns the end of those positions.
+ */
+static int64
+pin_slice_page(SliceReader *r, const uint64 *pos, int64 i, int64 n, Buffer *buf)
+{
+	uint32		pageno = (uint32) (pos[i] / BS_SLICES_PER_PAGE);
+	const char *page;
+	const char *base;
+
+	if (pageno >= r->h->npages)
+		elog(ERROR, "bloomslice slice " UINT64_FORMAT " past its block", pos[i]);
+	*buf = bs_read_buffer(r->index, r->h->pages[pageno]);
+	page = (const char *) BufferGetPage(*buf);
+	base = (const char *) PageGetContents((Page) page);
+	bs_prefetch(page);
+	bs_prefetch(page + BLCKSZ - 1);
+	for (; i < n && pos[i] / BS_SLICES_PER_PAGE == pageno; i++)
+	{
+		const char *sl = base + (pos[i] % BS_SLICES_PER_PAGE) * BS_SLICE_BYTES;
+
+		bs_prefetch(sl);
+		bs_prefetch(sl + BS_SLICE_BYTES - 1);
+	}
+	return i;
+}
+
 /*
  * ANDs the slices at pos[0 .. n-1] (sorted) into mask, one page lock per
- * page they lie on, stopping as soon as mask is empty.
+ * page they lie on, stopping as soon as mask is empty.  The pages are
+ * pinned BS_BATCH_PAGES at a time and their lines prefetched before the
+ * first is read: the reads then wait for memory once, not once a page.
  */
 static void
 and_positions(SliceReader *r, const uint64 *pos, int64 n, bs_mask *mask)
@@ -90,33 +131,35 @@ and_positions(SliceReader *r, const uint64 *pos, int64 n, bs_mask *mask)
 
 	while (i < n && !bs_mask_empty(mask))
 	{
-		uint32		pageno = (uint32) (pos[i] / BS_SLICES_PER_PAGE);
-		Page		page;
-		const char *base;
+		Buffer		bufs[BS_BATCH_PAGES];
+		int64		from[BS_BATCH_PAGES + 1];
+		int			np = 0;
 
-		if (pageno >= r->h->npages)
-			elog(ERROR, "bloomslice slice " UINT64_FORMAT " past its block", pos[i]);
-		if (!BufferIsValid(r->buf) || r->pageno != pageno)
+		from[0] = i;
+		while (np < BS_BATCH_PAGES && from[np] < n)
 		{
-			if (BufferIsValid(r->buf))
-				ReleaseBuffer(r->buf);
-			r->buf = ReadBuffer(r->index, r->h->pages[pageno]);
-			r->pageno = pageno;
+			from[np + 1] = pin_slice_page(r, pos, from[np], n, &bufs[np]);
+			np++;
 		}
-		LockBuffer(r->buf, BUFFER_LOCK_SHARE);
-		page = BufferGetPage(r->buf);
-		bs_check_page(page, BS_PAGE_SLICES, r->index, r->h->pages[pageno]);
-		base = (const char *) PageGetContents(page);
-		for (; i < n && pos[i] / BS_SLICES_PER_PAGE == pageno; i++)
+		for (int p = 0; p < np; p++)
 		{
-			bs_mask_and(mask, (const uint64 *) (base + (pos[i] % BS_SLICES_PER_PAGE) * BS_SLICE_BYTES));
-			if ((i & 7) == 7 && bs_mask_empty(mask))
+			uint32		pageno = (uint32) (pos[from[p]] / BS_SLICES_PER_PAGE);
+
+			if (!bs_mask_empty(mask))
 			{
-				i++;
-				break;
+				Page		page = BufferGetPage(bufs[p]);
+				const char *base;
+
+				LockBuffer(bufs[p], BUFFER_LOCK_SHARE);
+				bs_check_page(page, BS_PAGE_SLICES, r->index, r->h->pages[pageno]);
+				base = (const char *) PageGetContents(page);
+				for (int64 j = from[p]; j < from[p + 1]; j++)
+					bs_mask_and(mask, (const uint64 *) (base + (pos[j] % BS_SLICES_PER_PAGE) * BS_SLICE_BYTES));
+				LockBuffer(bufs[p], BUFFER_LOCK_UNLOCK);
 			}
+			ReleaseBuffer(bufs[p]);
 		}
-		LockBuffer(r->buf, BUFFER_LOCK_UNLOCK);
+		i = from[np];
 	}
 }
 
@@ -178,6 +221,92 @@ key_answer(KeyState *ks, const BsGeom *g)
 }
 
 /*
+ * The slice positions the keys read in a block of geometry g, unsorted,
+ * into pos (room for every key's); clears mask when a key says no filter
+ * of g matches, and sets *recheck when one cannot answer from the bits.
+ * Superset keys of filters larger than q (shift > 0) are read apart.
+ */
+static int64
+gather_positions(KeyState *keys, int nkeys, const BsGeom *g, MemoryContext hashcxt,
+				 uint64 *pos, bs_mask *mask, bool *recheck)
+{
+	int64		npos = 0;
+
+	for (int i = 0; i < nkeys; i++)
+	{
+		KeyState   *ks = &keys[i];
+
+		switch (key_answer(ks, g))
+		{
+			case KA_NONE:
+				memset(mask, 0, sizeof(*mask));
+				continue;
+			case KA_RECHECK:
+				*recheck = true;
+				continue;
+			case KA_SLICES:
+				break;
+		}
+		if (ks->strategy == BS_STRAT_KEY)
+		{
+			uint64		hash = bloom_index_seed_hash(&ks->sh, &ks->kt, ks->value,
+													 g->seed, hashcxt);
+
+			bf_positions(g->layout, g->nbits, g->hashes, hash, pos + npos);
+			npos += g->hashes;
+		}
+		else if (ks->shift == 0)
+		{
+			memcpy(pos + npos, ks->pos, ks->npos * sizeof(uint64));
+			npos += ks->npos;
+		}
+	}
+	return npos;
+}
+
+/* at most this many positions a block are prefetched ahead */
+#define BS_PREFETCH_POSITIONS 64
+
+/*
+ * Asks the CPU for the lines the next block's reads will touch (buffer
+ * descriptors, page headers, slices), through the buffers its pages were
+ * last found in, while this block is read: no pin, no lock, only a hint.
+ */
+static void
+prefetch_block(Relation index, const BsHead *h, KeyState *keys, int nkeys,
+			   MemoryContext hashcxt, uint64 *pos)
+{
+	bs_mask		mask = h->live;
+	bool		recheck = false;
+	int64		npos;
+	int64		i = 0;
+
+	if (bs_mask_empty(&mask))
+		return;
+	npos = gather_positions(keys, nkeys, &h->geom, hashcxt, pos, &mask, &recheck);
+	if (npos == 0 || bs_mask_empty(&mask))
+		return;
+	npos = bs_sort_unique(pos, (int) npos);
+	while (i < npos)
+	{
+		uint32		pageno = (uint32) (pos[i] / BS_SLICES_PER_PAGE);
+		uint32		offs[2 * BS_PREFETCH_POSITIONS];
+		int			n = 0;
+
+		if (pageno >= h->npages)
+			return;				/* read (and reported) by scan_block */
+		for (; i < npos && pos[i] / BS_SLICES_PER_PAGE == pageno; i++)
+		{
+			uint32		off = (uint32) (pos[i] % BS_SLICES_PER_PAGE) * BS_SLICE_BYTES;
+
+			offs[n++] = off;
+			offs[n++] = off + BS_SLICE_BYTES - 1;
+		}
+		bs_prefetch_page(index, h->pages[pageno], offs, n);
+	}
+}
+
+/*
  * The candidates of the block whose head is hblk into tbm; returns how many.
  * h holds the head's fields up to its TIDs and its slice pages, read
  * before; the TIDs of the columns found are read from the head last (a
@@ -193,38 +322,10 @@ scan_block(Relation index, Buffer hbuf, const BsHead *h, KeyState *keys, int nke
 	SliceReader r = {index, h, InvalidBuffer, 0};
 	ItemPointerData tids[BS_C];
 	int			n = 0;
-	int64		npos = 0;
+	int64		npos;
 
 	/* every key's slices are ANDed: gather their positions, then read */
-	for (int i = 0; i < nkeys; i++)
-	{
-		KeyState   *ks = &keys[i];
-
-		switch (key_answer(ks, &h->geom))
-		{
-			case KA_NONE:
-				memset(&mask, 0, sizeof(mask));
-				continue;
-			case KA_RECHECK:
-				recheck = true;
-				continue;
-			case KA_SLICES:
-				break;
-		}
-		if (ks->strategy == BS_STRAT_KEY)
-		{
-			uint64		hash = bloom_index_seed_hash(&ks->sh, &ks->kt, ks->value,
-													 h->geom.seed, hashcxt);
-
-			bf_positions(h->geom.layout, h->geom.nbits, h->geom.hashes, hash, pos + npos);
-			npos += h->geom.hashes;
-		}
-		else if (ks->shift == 0)
-		{
-			memcpy(pos + npos, ks->pos, ks->npos * sizeof(uint64));
-			npos += ks->npos;
-		}
-	}
+	npos = gather_positions(keys, nkeys, &h->geom, hashcxt, pos, &mask, &recheck);
 	if (npos > 0 && !bs_mask_empty(&mask))
 	{
 		npos = bs_sort_unique(pos, (int) npos);
@@ -337,7 +438,7 @@ scan_pending(Relation index, BlockNumber blk, KeyState *keys, int nkeys,
 
 	while (blk != InvalidBlockNumber)
 	{
-		Buffer		buf = ReadBuffer(index, blk);
+		Buffer		buf = bs_read_buffer(index, blk);
 		Page		page;
 		OffsetNumber maxoff;
 		ItemPointerData exact[MaxOffsetNumber],
@@ -378,6 +479,43 @@ scan_pending(Relation index, BlockNumber blk, KeyState *keys, int nkeys,
 		ntids += nexact + nlossy;
 	}
 	return ntids;
+}
+
+/*
+ * Copies the head at blkno (pinned in buf) into h: its fields up to the
+ * TIDs, and its slice pages.
+ */
+static void
+read_head(Relation index, Buffer buf, BlockNumber blkno, BsHead *h)
+{
+	const BsHead *ph;
+
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	bs_check_page(BufferGetPage(buf), BS_PAGE_HEAD, index, blkno);
+	ph = BsPageGetHead(BufferGetPage(buf));
+	memcpy(h, ph, offsetof(BsHead, tids));
+	if (h->npages > BS_MAX_HEAD_PAGES)
+		elog(ERROR, "bloomslice block %u has %u slice pages", blkno, h->npages);
+	memcpy(h->pages, ph->pages, h->npages * sizeof(BlockNumber));
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+}
+
+/*
+ * Asks for the lines of the head at blkno read_head will touch (its fields,
+ * and a slice page list of about npages entries, as the last head's).
+ */
+static void
+prefetch_head(Relation index, BlockNumber blkno, uint32 npages)
+{
+	uint32		offs[32];
+	int			n = 0;
+	uint32		end = offsetof(BsHead, pages) + Min(npages, BS_MAX_HEAD_PAGES) * sizeof(BlockNumber);
+
+	for (uint32 off = 0; off < offsetof(BsHead, tids) && n < (int) lengthof(offs); off += 64)
+		offs[n++] = off;
+	for (uint32 off = offsetof(BsHead, pages); off < end && n < (int) lengthof(offs); off += 64)
+		offs[n++] = off;
+	bs_prefetch_page(index, blkno, offs, n);
 }
 
 IndexScanDesc
@@ -427,7 +565,6 @@ bs_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	BsMeta	   *meta;
 	BlockNumber head;
 	int64		ntids = 0;
-	BsHead	   *h;
 
 	if (nkeys == 0)
 		ereport(ERROR,
@@ -467,7 +604,7 @@ bs_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	}
 
 	/* the pending area, under the metapage's share lock */
-	metabuf = ReadBuffer(index, BS_METAPAGE_BLKNO);
+	metabuf = bs_read_buffer(index, BS_METAPAGE_BLKNO);
 	LockBuffer(metabuf, BUFFER_LOCK_SHARE);
 	meta = bs_meta(BufferGetPage(metabuf), index);
 	ntids += scan_pending(index, meta->pending_head, keys, nkeys, so->hashcxt, tbm);
@@ -476,33 +613,49 @@ bs_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 
 	/*
 	 * then the blocks: each head's geometry, live columns and slice pages
-	 * copied, its lock released before its slices are read
+	 * copied, its lock released before its slices are read.  One head
+	 * ahead: the next block's head is read, and the lines its reads will
+	 * touch asked for, before this block's slices are read.
 	 */
 	{
 		int64		maxpos = 0;
 		uint64	   *pos;
+		uint64	   *ahead = NULL;
+		BsHead	   *cur = palloc(BLCKSZ);
+		BsHead	   *nxt = palloc(BLCKSZ);
+		Buffer		curbuf = InvalidBuffer;
 
 		for (int i = 0; i < nkeys; i++)
 			maxpos += keys[i].strategy == BS_STRAT_KEY ? BF_MAX_HASHES : (int64) keys[i].q.nbits;
 		pos = palloc(Max(maxpos, 1) * sizeof(uint64));
-		h = palloc(BLCKSZ);
-		while (head != InvalidBlockNumber)
+		if (maxpos <= BS_PREFETCH_POSITIONS)
+			ahead = palloc(BS_PREFETCH_POSITIONS * sizeof(uint64));
+		if (head != InvalidBlockNumber)
 		{
-			Buffer		buf = ReadBuffer(index, head);
-			const BsHead *ph;
+			curbuf = bs_read_buffer(index, head);
+			read_head(index, curbuf, head, cur);
+		}
+		while (BufferIsValid(curbuf))
+		{
+			Buffer		nxtbuf = InvalidBuffer;
+			BsHead	   *tmp;
 
-			LockBuffer(buf, BUFFER_LOCK_SHARE);
-			bs_check_page(BufferGetPage(buf), BS_PAGE_HEAD, index, head);
-			ph = BsPageGetHead(BufferGetPage(buf));
-			memcpy(h, ph, offsetof(BsHead, tids));
-			if (h->npages > BS_MAX_HEAD_PAGES)
-				elog(ERROR, "bloomslice block %u has %u slice pages", head, h->npages);
-			memcpy(h->pages, ph->pages, h->npages * sizeof(BlockNumber));
-			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-			head = h->next;
-			if (!bs_mask_empty(&h->live))
-				ntids += scan_block(index, buf, h, keys, nkeys, so->hashcxt, pos, tbm);
-			ReleaseBuffer(buf);
+			if (cur->next != InvalidBlockNumber)
+			{
+				nxtbuf = bs_read_buffer(index, cur->next);
+				read_head(index, nxtbuf, cur->next, nxt);
+				if (ahead != NULL)
+					prefetch_block(index, nxt, keys, nkeys, so->hashcxt, ahead);
+				if (nxt->next != InvalidBlockNumber)
+					prefetch_head(index, nxt->next, nxt->npages);
+			}
+			if (!bs_mask_empty(&cur->live))
+				ntids += scan_block(index, curbuf, cur, keys, nkeys, so->hashcxt, pos, tbm);
+			ReleaseBuffer(curbuf);
+			curbuf = nxtbuf;
+			tmp = cur;
+			cur = nxt;
+			nxt = tmp;
 			CHECK_FOR_INTERRUPTS();
 		}
 	}

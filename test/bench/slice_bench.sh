@@ -61,6 +61,12 @@ echo "cpu:    $(grep -m1 '^model name' /proc/cpuinfo | sed 's/^model name[[:spac
 echo "load:   $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "server: $(psql -X -At -d postgres -c 'SHOW server_version')," \
 	"shared_buffers $(psql -X -At -d postgres -c 'SHOW shared_buffers')"
+# the bitmap heap scan looks every page up twice when it prefetches (on by
+# default), and the TLB misses of a large shared_buffers without huge pages
+# weigh on an index scan's few random pages more than on a sequential scan
+echo "        effective_io_concurrency $(psql -X -At -d postgres -c 'SHOW effective_io_concurrency')," \
+	"huge_pages $(psql -X -At -d postgres -c 'SHOW huge_pages')," \
+	"work_mem $(psql -X -At -d postgres -c 'SHOW work_mem')"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 if git -C "$root" rev-parse --git-dir >/dev/null 2>&1; then
 	echo "source: $(git -C "$root" rev-parse --short HEAD)"

@@ -1,0 +1,108 @@
+--
+-- bloomslice scans repeated in one session.  A scan finds each index page
+-- through the buffer this backend last read it from (a hint that
+-- ReadRecentBuffer checks), and reads the next block's head and prefetches
+-- its slice pages while it reads a block.  Its answers must stay a
+-- sequential scan's when the index's storage changes under those hints:
+-- REINDEX, TRUNCATE and refill (committed and rolled back), VACUUM FULL,
+-- DELETE and VACUUM with new rows pending, and for a temporary table
+-- (local buffers: no hints).  Fixed data; the checks print how many keys'
+-- answers differ (always 0).
+--
+
+SET max_parallel_workers_per_gather = 0;
+
+-- filter i holds 40 keys of 0..2999; 2,000 filters of one geometry: four
+-- blocks
+CREATE FUNCTION ss_filter(i int, salt int) RETURNS bloomfilter
+LANGUAGE sql IMMUTABLE AS $$
+	SELECT bloom_add_all(bloom_empty_bits(2048, 5),
+		ARRAY(SELECT (i * 7 + j * 13 + salt) % 3000 FROM generate_series(1, 40) j))
+$$;
+
+CREATE TABLE ss (id int, f bloomfilter);
+INSERT INTO ss SELECT i, ss_filter(i, 0) FROM generate_series(1, 2000) i;
+CREATE INDEX ss_bs ON ss USING bloomslice (f);
+
+-- ss_check(tab): the index is used; for keys 0, 7, .. 2996, count(*) of
+-- f @> k through it and by a sequential scan, and of f @>> q for three
+-- stored filters: keys probed, rows found, keys whose counts differ
+CREATE FUNCTION ss_check(tab text, OUT used boolean, OUT probes int,
+	OUT rows_found bigint, OUT differ int)
+LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+	qs text[] := '{}';
+	a bigint;
+	b bigint;
+BEGIN
+	FOR k IN 0 .. 2999 BY 7 LOOP
+		qs := qs || format('SELECT count(*) FROM %I WHERE f @> %s', tab, k);
+	END LOOP;
+	FOR i IN 1 .. 3 LOOP
+		qs := qs || format('SELECT count(*) FROM %I WHERE f @>> %L::bloomfilter', tab,
+			ss_filter(i * 300, 0));
+	END LOOP;
+	PERFORM set_config('enable_seqscan', 'off', true);
+	used := false;
+	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || qs[1] LOOP
+		used := used OR line ~ 'Bitmap Index Scan';
+	END LOOP;
+	probes := array_length(qs, 1);
+	rows_found := 0;
+	differ := 0;
+	FOREACH line IN ARRAY qs LOOP
+		PERFORM set_config('enable_seqscan', 'off', true);
+		PERFORM set_config('enable_bitmapscan', 'on', true);
+		EXECUTE line INTO a;
+		PERFORM set_config('enable_seqscan', 'on', true);
+		PERFORM set_config('enable_bitmapscan', 'off', true);
+		EXECUTE line INTO b;
+		rows_found := rows_found + a;
+		IF a IS DISTINCT FROM b THEN
+			differ := differ + 1;
+		END IF;
+	END LOOP;
+	PERFORM set_config('enable_seqscan', 'on', true);
+	PERFORM set_config('enable_bitmapscan', 'on', true);
+END $$;
+
+-- first scans fill the hints, the next ones use them
+SELECT * FROM ss_check('ss');
+SELECT * FROM ss_check('ss');
+
+-- a new relfilenode under the same index
+REINDEX INDEX ss_bs;
+SELECT * FROM ss_check('ss');
+
+-- TRUNCATE and other rows, rolled back: the old storage comes back
+BEGIN;
+TRUNCATE ss;
+INSERT INTO ss SELECT i, ss_filter(i, 1) FROM generate_series(1, 1500) i;
+SELECT * FROM ss_check('ss');
+ROLLBACK;
+SELECT * FROM ss_check('ss');
+
+-- and committed
+TRUNCATE ss;
+INSERT INTO ss SELECT i, ss_filter(i, 2) FROM generate_series(1, 2500) i;
+SELECT * FROM ss_check('ss');
+
+VACUUM FULL ss;
+SELECT * FROM ss_check('ss');
+
+-- dead rows removed from their blocks, new rows pending
+DELETE FROM ss WHERE id % 3 = 0;
+VACUUM ss;
+INSERT INTO ss SELECT i, ss_filter(i, 3) FROM generate_series(3001, 3400) i;
+SELECT * FROM ss_check('ss');
+
+-- local buffers
+CREATE TEMP TABLE ts AS SELECT * FROM ss;
+CREATE INDEX ts_bs ON ts USING bloomslice (f);
+SELECT * FROM ss_check('ts');
+SELECT * FROM ss_check('ts');
+
+DROP TABLE ss, ts;
+DROP FUNCTION ss_check(text);
+DROP FUNCTION ss_filter(int, int);
