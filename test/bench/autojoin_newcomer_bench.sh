@@ -22,8 +22,19 @@
 # session (sql_bench_lib.sh's bench_run: one warm-up round, then RUNS
 # rounds); the ratios are on/off of the best and of the median.  The
 # result of every run (a count and a sum) is kept and compared between on
-# and off, and the "on" plan is checked for the filter.  Nothing is
-# asserted.
+# and off, and the "on" plan is checked for the filter.
+#
+# For cannot_pay, where the time goes with the setting on: its plans on and
+# off side by side (the remote's size, asked once per session, replaces
+# postgres_fdw's guess of the never-analyzed table and may change the
+# join's plan even where no filter is added), and planning and execution
+# time apart (EXPLAIN ANALYZE, TIMING OFF), both in one session (the size
+# cached) and as the first query of fresh sessions (the size asked; the
+# connection to the remote opened at planning with the setting on, at
+# execution with it off).  Nothing is asserted.
+#
+# Runs from PG_CONFIG's install; in the Debian chroots (PostgreSQL 17, 18):
+#   bash test/chroot.sh bench trixie test/bench/autojoin_newcomer_bench.sh 2000000 7
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -32,66 +43,23 @@ RUNS=${2:-5}
 LOCAL_ROWS=${3:-1000000}
 KEYS=$((ROWS / 100))
 HALF=$((ROWS / 2))
-PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
-bindir=$("$PG_CONFIG" --bindir)
-
 # shellcheck source=test/bench/sql_bench_lib.sh
 source test/bench/sql_bench_lib.sh
 
-as_pg=()
-if [ "$(id -u)" = 0 ]; then as_pg=(runuser -u postgres --); fi
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/bloomfilter-newcomer.XXXXXX")
-chmod 755 "$work"
-[ ${#as_pg[@]} -gt 0 ] && chown postgres "$work"
-
-free_port() {
-	local p=$1
-	while ss -Htln "( sport = :$p )" | grep -q . || [ -e "$work/.s.PGSQL.$p" ]; do
-		p=$((p + 1))
-	done
-	echo "$p"
-}
-base=$((50000 + RANDOM % 10000))
-LPORT=$(free_port "$base")
-R0PORT=$(free_port $((LPORT + 1)))
-R1PORT=$(free_port $((R0PORT + 1)))
-
-cleanup() {
-	for c in local r0 r1; do
-		[ -d "$work/$c" ] && "${as_pg[@]}" "$bindir/pg_ctl" -D "$work/$c" -m immediate stop >/dev/null 2>&1 || true
-	done
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-for c in local:$LPORT r0:$R0PORT r1:$R1PORT; do
-	name=${c%%:*}
-	port=${c##*:}
-	"${as_pg[@]}" "$bindir/initdb" -D "$work/$name" -A trust -N -U postgres >/dev/null
-	cat >>"$work/$name/postgresql.conf" <<EOF
-port = $port
-listen_addresses = '127.0.0.1'
-unix_socket_directories = '$work'
-fsync = off
-shared_buffers = 256MB
-EOF
-	# the newcomer: the library preloaded, nothing else
-	[ "$name" = local ] && echo "shared_preload_libraries = 'bloomfilter'" >>"$work/$name/postgresql.conf"
-	"${as_pg[@]}" "$bindir/pg_ctl" -D "$work/$name" -l "$work/$name.log" -w start >/dev/null
-done
-
-psql_at() {
-	local port=$1
-	shift
-	"$bindir/psql" -X -q -v ON_ERROR_STOP=1 -h "$work" -p "$port" -U postgres -d postgres "$@"
-}
+bench_clusters_init newcomer
+# the newcomer: the library preloaded, nothing else
+bench_cluster_start local "shared_preload_libraries = 'bloomfilter'"
+bench_cluster_start r0
+bench_cluster_start r1
+LPORT=${bench_port[local]}
+R0PORT=${bench_port[r0]}
+R1PORT=${bench_port[r1]}
+# sql_bench_lib.sh's bench_run runs its script through psql_run: the local server
 psql_run() {
 	psql_at "$LPORT" "$@"
 }
 
-echo "== $("$bindir/postgres" --version); $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "== source: $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git status --porcelain -- src sql 2>/dev/null | grep -q . && echo ' + uncommitted changes in src/ or sql/')"
+bench_header
 echo "setting up: $ROWS remote rows, $KEYS local keys (1% match); a 1,000-row remote table and $LOCAL_ROWS local rows; nothing analyzed" >&2
 psql_at "$R0PORT" <<EOF
 CREATE EXTENSION bloomfilter;
@@ -185,3 +153,91 @@ SELECT format('  %-12s %5s %5s  %s', n.shape, round((n.best / f.best)::numeric, 
 FROM v n JOIN v f ON f.shape = n.shape AND f.setting = 'off'
 WHERE n.setting = 'on' ORDER BY n.shape;
 SQL
+
+# The join the filter cannot pay for: where its time goes with the setting
+# on.  No filter is added there (the cost gate says no), but the setting
+# still does two things to it: it asks the remote for the never-analyzed
+# table's size (once per session, cached), and it replaces postgres_fdw's
+# guess with that size, which may change the join's plan.
+if [[ " ${shapes[*]} " == *" cannot_pay "* ]]; then
+	q=${query[cannot_pay]}
+	echo
+	echo "cannot_pay: the plans, setting off and on (EXPLAIN, costs off):"
+	psql_at "$LPORT" -At -c "SET bloomfilter.join_pushdown = off" -c "EXPLAIN (COSTS OFF) $q" >"$work/plan-off.txt"
+	psql_at "$LPORT" -At -c "SET bloomfilter.join_pushdown = on" -c "EXPLAIN (COSTS OFF) $q" >"$work/plan-on.txt"
+	if cmp -s "$work/plan-off.txt" "$work/plan-on.txt"; then
+		echo "  the same plan:"
+		sed 's/^/    /' "$work/plan-on.txt"
+	else
+		echo "  different plans: off"
+		sed 's/^/    /' "$work/plan-off.txt"
+		echo "  on"
+		sed 's/^/    /' "$work/plan-on.txt"
+	fi
+	for s in off on; do
+		echo "  the remote table's estimate, setting $s: $(psql_at "$LPORT" -At -c "SET bloomfilter.join_pushdown = $s" -c "EXPLAIN $q" |
+			sed -n 's/.*Foreign Scan on small .*rows=\([0-9]*\).*/\1 rows/p')"
+	done
+
+	# planning and execution apart (EXPLAIN ANALYZE with TIMING OFF: the
+	# summary's two times, without a clock per row), interleaved rounds in
+	# one session, as above: the remote's size is asked once, in the
+	# warm-up round, and cached
+	bench_names=()
+	bench_queries=()
+	for setting in off on; do
+		bench_timed "cannot_pay $setting" "SET bloomfilter.join_pushdown = $setting; SELECT pg_temp.plan_exec(\$q\$$q\$q\$) AS res"
+	done
+	psql_run -c "ALTER TABLE bench_result RENAME TO bench_result_main"
+	echo "cannot_pay: planning and execution, $((RUNS + 1)) interleaved rounds in one session ..." >&2
+	bench_run "$RUNS" "SET client_min_messages = warning;
+CREATE FUNCTION pg_temp.plan_exec(q text) RETURNS text LANGUAGE plpgsql AS \$f\$
+DECLARE
+	j json;
+BEGIN
+	EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, SUMMARY, FORMAT JSON) ' || q INTO j;
+	RETURN (j->0->>'Planning Time') || ' ' || (j->0->>'Execution Time');
+END \$f\$;" >/dev/null
+	psql_run -c "ALTER TABLE bench_result RENAME TO bench_result_session" -c "ALTER TABLE bench_result_main RENAME TO bench_result"
+
+	# the first query of a fresh session: the size is asked there (on), and
+	# the connection to the remote is opened at planning (on) or at
+	# execution (off); RUNS sessions each, alternating which goes first
+	psql_run -q -c "CREATE TABLE bench_first (setting text, rep int, plan_ms float8, exec_ms float8)"
+	echo "cannot_pay: the first query of $RUNS fresh sessions per setting ..." >&2
+	for ((r = 1; r <= RUNS; r++)); do
+		order=(off on)
+		((r % 2 == 0)) && order=(on off)
+		for setting in "${order[@]}"; do
+			t=$(psql_at "$LPORT" -At -c "SET bloomfilter.join_pushdown = $setting" \
+				-c "EXPLAIN (ANALYZE, TIMING OFF, SUMMARY, FORMAT JSON) $q" |
+				tr -d '\n' | sed -n 's/.*"Planning Time": *\([0-9.]*\).*"Execution Time": *\([0-9.]*\).*/\1 \2/p')
+			psql_run -c "INSERT INTO bench_first VALUES ('$setting', $r, ${t% *}, ${t#* })"
+		done
+	done
+
+	echo
+	echo "cannot_pay, planning and execution (EXPLAIN ANALYZE, TIMING OFF; median ms; on / off of the sum):"
+	psql_run -P footer=off <<'SQL'
+WITH s AS (SELECT split_part(variant, ' ', 2) AS setting, split_part(result, ' ', 1)::float8 AS plan_ms,
+                  split_part(result, ' ', 2)::float8 AS exec_ms
+           FROM bench_result_session),
+     f AS (SELECT setting, plan_ms, exec_ms FROM bench_first),
+     m AS (SELECT 'in one session (size cached)' AS "when", setting, count(*) AS runs,
+                  percentile_cont(0.5) WITHIN GROUP (ORDER BY plan_ms) AS plan,
+                  percentile_cont(0.5) WITHIN GROUP (ORDER BY exec_ms) AS exec,
+                  percentile_cont(0.5) WITHIN GROUP (ORDER BY plan_ms + exec_ms) AS total
+           FROM s GROUP BY setting
+           UNION ALL
+           SELECT 'first query of a session', setting, count(*),
+                  percentile_cont(0.5) WITHIN GROUP (ORDER BY plan_ms),
+                  percentile_cont(0.5) WITHIN GROUP (ORDER BY exec_ms),
+                  percentile_cont(0.5) WITHIN GROUP (ORDER BY plan_ms + exec_ms)
+           FROM f GROUP BY setting)
+SELECT m."when", m.setting, m.runs, round(m.plan::numeric, 2) AS planning_ms,
+       round(m.exec::numeric, 1) AS execution_ms, round(m.total::numeric, 1) AS total_ms,
+       round((m.total / o.total)::numeric, 2) AS "on/off"
+FROM m JOIN m o ON o."when" = m."when" AND o.setting = 'off'
+ORDER BY m."when" DESC, m.setting;
+SQL
+fi
