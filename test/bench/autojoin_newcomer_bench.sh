@@ -103,6 +103,11 @@ CREATE TABLE vip WITH (autovacuum_enabled = false) AS
 SELECT g * 100 - 37 AS k, 'k' || (g * 100 - 37) AS tk FROM generate_series(1, $KEYS) g;
 CREATE TABLE big WITH (autovacuum_enabled = false) AS
 SELECT g AS id, g AS k FROM generate_series(1, $LOCAL_ROWS) g;
+-- 10 local rows against the same remote table: a join that takes a few
+-- milliseconds, where what the setting adds to a session's first query
+-- shows
+CREATE TABLE tiny WITH (autovacuum_enabled = false) AS
+SELECT g AS id, g * 997 AS k FROM generate_series(1, 10) g;
 EOF
 
 # SHAPES="cannot_pay" (say) runs only those
@@ -202,17 +207,22 @@ END \$f\$;" >/dev/null
 
 	# the first query of a fresh session: the size is asked there (on), and
 	# the connection to the remote is opened at planning (on) or at
-	# execution (off); RUNS sessions each, alternating which goes first
-	psql_run -q -c "CREATE TABLE bench_first (setting text, rep int, plan_ms float8, exec_ms float8)"
+	# execution (off); RUNS sessions each, alternating which goes first.
+	# Also with 10 local rows (tiny) instead of big: the same remote table
+	# and lookup, a join of a few milliseconds, so that what the setting
+	# adds to a session's first query is not hidden by the plan it changes.
+	psql_run -q -c "CREATE TABLE bench_first (query text, setting text, rep int, plan_ms float8, exec_ms float8)"
 	echo "cannot_pay: the first query of $RUNS fresh sessions per setting ..." >&2
 	for ((r = 1; r <= RUNS; r++)); do
 		order=(off on)
 		((r % 2 == 0)) && order=(on off)
-		for setting in "${order[@]}"; do
-			t=$(psql_at "$LPORT" -At -c "SET bloomfilter.join_pushdown = $setting" \
-				-c "EXPLAIN (ANALYZE, TIMING OFF, SUMMARY, FORMAT JSON) $q" |
-				tr -d '\n' | sed -n 's/.*"Planning Time": *\([0-9.]*\).*"Execution Time": *\([0-9.]*\).*/\1 \2/p')
-			psql_run -c "INSERT INTO bench_first VALUES ('$setting', $r, ${t% *}, ${t#* })"
+		for table in big tiny; do
+			for setting in "${order[@]}"; do
+				t=$(psql_at "$LPORT" -At -c "SET bloomfilter.join_pushdown = $setting" \
+					-c "EXPLAIN (ANALYZE, TIMING OFF, SUMMARY, FORMAT JSON) ${q/FROM big b/FROM $table b}" |
+					tr -d '\n' | sed -n 's/.*"Planning Time": *\([0-9.]*\).*"Execution Time": *\([0-9.]*\).*/\1 \2/p')
+				psql_run -c "INSERT INTO bench_first VALUES ('$table', '$setting', $r, ${t% *}, ${t#* })"
+			done
 		done
 	done
 
@@ -222,22 +232,23 @@ END \$f\$;" >/dev/null
 WITH s AS (SELECT split_part(variant, ' ', 2) AS setting, split_part(result, ' ', 1)::float8 AS plan_ms,
                   split_part(result, ' ', 2)::float8 AS exec_ms
            FROM bench_result_session),
-     f AS (SELECT setting, plan_ms, exec_ms FROM bench_first),
-     m AS (SELECT 'in one session (size cached)' AS "when", setting, count(*) AS runs,
+     m AS (SELECT '1 big: in one session (size cached)' AS "when", setting, count(*) AS runs,
                   percentile_cont(0.5) WITHIN GROUP (ORDER BY plan_ms) AS plan,
                   percentile_cont(0.5) WITHIN GROUP (ORDER BY exec_ms) AS exec,
                   percentile_cont(0.5) WITHIN GROUP (ORDER BY plan_ms + exec_ms) AS total
            FROM s GROUP BY setting
            UNION ALL
-           SELECT 'first query of a session', setting, count(*),
+           SELECT CASE query WHEN 'big' THEN '2 big: first query of a session' ELSE '3 tiny (10 local rows): first query of a session' END,
+                  setting, count(*),
                   percentile_cont(0.5) WITHIN GROUP (ORDER BY plan_ms),
                   percentile_cont(0.5) WITHIN GROUP (ORDER BY exec_ms),
                   percentile_cont(0.5) WITHIN GROUP (ORDER BY plan_ms + exec_ms)
-           FROM f GROUP BY setting)
-SELECT m."when", m.setting, m.runs, round(m.plan::numeric, 2) AS planning_ms,
+           FROM bench_first GROUP BY query, setting)
+SELECT substr(m."when", 3) AS "when", m.setting, m.runs, round(m.plan::numeric, 2) AS planning_ms,
        round(m.exec::numeric, 1) AS execution_ms, round(m.total::numeric, 1) AS total_ms,
+       round((m.total - o.total)::numeric, 1) AS "on - off ms",
        round((m.total / o.total)::numeric, 2) AS "on/off"
 FROM m JOIN m o ON o."when" = m."when" AND o.setting = 'off'
-ORDER BY m."when" DESC, m.setting;
+ORDER BY m."when", m.setting;
 SQL
 fi
