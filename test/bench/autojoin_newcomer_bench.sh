@@ -10,10 +10,12 @@
 #       foreign tables (ROWS remote rows, ROWS/100 local keys, 1% match);
 #   (b) a join the filter cannot pay for (a 1,000-row remote table, a
 #       1,000,000-row local side) takes at most 1.1 of the plain join's time
-#       with the setting on.
+#       with the setting on: cannot_pay (the local side never analyzed
+#       either) and cannot_pay_an (the local side analyzed, the foreign
+#       table not).
 #
 #   bash test/bench/autojoin_newcomer_bench.sh [ROWS [RUNS [LOCAL_ROWS]]]
-#       (defaults 2000000 5 1000000; SHAPES="cannot_pay" runs only those)
+#       (defaults 2000000 5 1000000; SHAPES="cannot_pay cannot_pay_an" runs only those)
 #
 # Three throwaway clusters on loopback from PG_CONFIG's install (local with
 # shared_preload_libraries = 'bloomfilter'; r0; r1), as autojoin_bench.sh
@@ -24,7 +26,7 @@
 # result of every run (a count and a sum) is kept and compared between on
 # and off, and the "on" plan is checked for the filter.
 #
-# For cannot_pay, where the time goes with the setting on: its plans on and
+# For the cannot_pay shapes, where the time goes with the setting on: its plans on and
 # off side by side (the remote's size, asked once per session, replaces
 # postgres_fdw's guess of the never-analyzed table and may change the
 # join's plan even where no filter is added), and planning and execution
@@ -103,15 +105,19 @@ CREATE TABLE vip WITH (autovacuum_enabled = false) AS
 SELECT g * 100 - 37 AS k, 'k' || (g * 100 - 37) AS tk FROM generate_series(1, $KEYS) g;
 CREATE TABLE big WITH (autovacuum_enabled = false) AS
 SELECT g AS id, g AS k FROM generate_series(1, $LOCAL_ROWS) g;
+-- the same local side, analyzed (cannot_pay_an): a user who analyzes
+-- the local tables but not the foreign ones
 -- 10 local rows against the same remote table: a join that takes a few
 -- milliseconds, where what the setting adds to a session's first query
 -- shows
+CREATE TABLE big_an WITH (autovacuum_enabled = false) AS SELECT * FROM big;
+ANALYZE big_an;
 CREATE TABLE tiny WITH (autovacuum_enabled = false) AS
 SELECT g AS id, g * 997 AS k FROM generate_series(1, 10) g;
 EOF
 
 # SHAPES="cannot_pay" (say) runs only those
-read -r -a shapes <<<"${SHAPES:-inner in exists left text partitioned cannot_pay}"
+read -r -a shapes <<<"${SHAPES:-inner in exists left text partitioned cannot_pay cannot_pay_an}"
 declare -A query=(
 	[inner]="SELECT count(*) AS c, sum(length(r.payload)) AS s FROM vip JOIN events r USING (k)"
 	[in]="SELECT count(*) AS c, sum(length(r.payload)) AS s FROM events r WHERE r.k IN (SELECT k FROM vip)"
@@ -120,6 +126,7 @@ declare -A query=(
 	[text]="SELECT count(*) AS c, sum(length(r.payload)) AS s FROM vip v JOIN events r ON r.tk = v.tk"
 	[partitioned]="SELECT count(*) AS c, sum(length(r.payload)) AS s FROM vip JOIN all_events r USING (k)"
 	[cannot_pay]="SELECT count(*) AS c, sum(b.id) AS s FROM big b JOIN small r ON r.k = b.k"
+	[cannot_pay_an]="SELECT count(*) AS c, sum(b.id) AS s FROM big_an b JOIN small r ON r.k = b.k"
 )
 bench_names=()
 bench_queries=()
@@ -147,7 +154,7 @@ SELECT variant, count(*) AS runs, round(min(ms)::numeric, 1) AS best_ms,
        min(result) = max(result) AS steady, min(result) AS "count/sum"
 FROM bench_result GROUP BY variant ORDER BY variant;
 SQL
-echo "on / off, best and median (goal: at most 0.3; cannot_pay at most 1.1); same result on and off:"
+echo "on / off, best and median (goal: at most 0.3; cannot_pay and cannot_pay_an at most 1.1); same result on and off:"
 psql_run -At -F' ' <<'SQL'
 WITH v AS (SELECT split_part(variant, ' ', 1) AS shape, split_part(variant, ' ', 2) AS setting,
                   min(ms) AS best, percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS median,
@@ -163,25 +170,33 @@ SQL
 # on.  No filter is added there (the cost gate says no), but the setting
 # still does two things to it: it asks the remote for the never-analyzed
 # table's size (once per session, cached), and it replaces postgres_fdw's
-# guess with that size, which may change the join's plan.
-if [[ " ${shapes[*]} " == *" cannot_pay "* ]]; then
-	q=${query[cannot_pay]}
-	echo
-	echo "cannot_pay: the plans, setting off and on (EXPLAIN, costs off):"
-	psql_at "$LPORT" -At -c "SET bloomfilter.join_pushdown = off" -c "EXPLAIN (COSTS OFF) $q" >"$work/plan-off.txt"
-	psql_at "$LPORT" -At -c "SET bloomfilter.join_pushdown = on" -c "EXPLAIN (COSTS OFF) $q" >"$work/plan-on.txt"
-	if cmp -s "$work/plan-off.txt" "$work/plan-on.txt"; then
-		echo "  the same plan:"
-		sed 's/^/    /' "$work/plan-on.txt"
-	else
-		echo "  different plans: off"
-		sed 's/^/    /' "$work/plan-off.txt"
-		echo "  on"
-		sed 's/^/    /' "$work/plan-on.txt"
-	fi
-	for s in off on; do
-		echo "  the remote table's estimate, setting $s: $(psql_at "$LPORT" -At -c "SET bloomfilter.join_pushdown = $s" -c "EXPLAIN $q" |
-			sed -n 's/.*Foreign Scan on small .*rows=\([0-9]*\).*/\1 rows/p')"
+# guess with that size, which may change the join's plan (cannot_pay: the
+# local side never analyzed either) or only its estimates (cannot_pay_an:
+# the local side analyzed).
+cp_shapes=()
+for s in "${shapes[@]}"; do
+	[[ $s == cannot_pay* ]] && cp_shapes+=("$s")
+done
+if [ ${#cp_shapes[@]} -gt 0 ]; then
+	for s in "${cp_shapes[@]}"; do
+		q=${query[$s]}
+		echo
+		echo "$s: the plans, setting off and on (EXPLAIN, costs off):"
+		psql_at "$LPORT" -At -c "SET bloomfilter.join_pushdown = off" -c "EXPLAIN (COSTS OFF) $q" >"$work/plan-off.txt"
+		psql_at "$LPORT" -At -c "SET bloomfilter.join_pushdown = on" -c "EXPLAIN (COSTS OFF) $q" >"$work/plan-on.txt"
+		if cmp -s "$work/plan-off.txt" "$work/plan-on.txt"; then
+			echo "  the same plan:"
+			sed 's/^/    /' "$work/plan-on.txt"
+		else
+			echo "  different plans: off"
+			sed 's/^/    /' "$work/plan-off.txt"
+			echo "  on"
+			sed 's/^/    /' "$work/plan-on.txt"
+		fi
+		for setting in off on; do
+			echo "  the remote table's estimate, setting $setting: $(psql_at "$LPORT" -At -c "SET bloomfilter.join_pushdown = $setting" -c "EXPLAIN $q" |
+				sed -n 's/.*Foreign Scan on small .*rows=\([0-9]*\).*/\1 rows/p')"
+		done
 	done
 
 	# planning and execution apart (EXPLAIN ANALYZE with TIMING OFF: the
@@ -190,11 +205,13 @@ if [[ " ${shapes[*]} " == *" cannot_pay "* ]]; then
 	# warm-up round, and cached
 	bench_names=()
 	bench_queries=()
-	for setting in off on; do
-		bench_timed "cannot_pay $setting" "SET bloomfilter.join_pushdown = $setting; SELECT pg_temp.plan_exec(\$q\$$q\$q\$) AS res"
+	for s in "${cp_shapes[@]}"; do
+		for setting in off on; do
+			bench_timed "$s $setting" "SET bloomfilter.join_pushdown = $setting; SELECT pg_temp.plan_exec(\$q\$${query[$s]}\$q\$) AS res"
+		done
 	done
 	psql_run -c "ALTER TABLE bench_result RENAME TO bench_result_main"
-	echo "cannot_pay: planning and execution, $((RUNS + 1)) interleaved rounds in one session ..." >&2
+	echo "${cp_shapes[*]}: planning and execution, $((RUNS + 1)) interleaved rounds in one session ..." >&2
 	bench_run "$RUNS" "SET client_min_messages = warning;
 CREATE FUNCTION pg_temp.plan_exec(q text) RETURNS text LANGUAGE plpgsql AS \$f\$
 DECLARE
@@ -208,47 +225,52 @@ END \$f\$;" >/dev/null
 	# the first query of a fresh session: the size is asked there (on), and
 	# the connection to the remote is opened at planning (on) or at
 	# execution (off); RUNS sessions each, alternating which goes first.
-	# Also with 10 local rows (tiny) instead of big: the same remote table
-	# and lookup, a join of a few milliseconds, so that what the setting
-	# adds to a session's first query is not hidden by the plan it changes.
+	# Also with 10 local rows (tiny): the same remote table and lookup, a
+	# join of a few milliseconds, so that what the setting adds to a
+	# session's first query is not hidden by the plan it changes.
 	psql_run -q -c "CREATE TABLE bench_first (query text, setting text, rep int, plan_ms float8, exec_ms float8)"
-	echo "cannot_pay: the first query of $RUNS fresh sessions per setting ..." >&2
+	echo "${cp_shapes[*]} and tiny: the first query of $RUNS fresh sessions per setting ..." >&2
 	for ((r = 1; r <= RUNS; r++)); do
 		order=(off on)
 		((r % 2 == 0)) && order=(on off)
-		for table in big tiny; do
+		for s in "${cp_shapes[@]}" tiny; do
+			if [ "$s" = tiny ]; then
+				q=${query[cannot_pay]/FROM big b/FROM tiny b}
+			else
+				q=${query[$s]}
+			fi
 			for setting in "${order[@]}"; do
 				t=$(psql_at "$LPORT" -At -c "SET bloomfilter.join_pushdown = $setting" \
-					-c "EXPLAIN (ANALYZE, TIMING OFF, SUMMARY, FORMAT JSON) ${q/FROM big b/FROM $table b}" |
+					-c "EXPLAIN (ANALYZE, TIMING OFF, SUMMARY, FORMAT JSON) $q" |
 					tr -d '\n' | sed -n 's/.*"Planning Time": *\([0-9.]*\).*"Execution Time": *\([0-9.]*\).*/\1 \2/p')
-				psql_run -c "INSERT INTO bench_first VALUES ('$table', '$setting', $r, ${t% *}, ${t#* })"
+				psql_run -c "INSERT INTO bench_first VALUES ('$s', '$setting', $r, ${t% *}, ${t#* })"
 			done
 		done
 	done
 
 	echo
-	echo "cannot_pay, planning and execution (EXPLAIN ANALYZE, TIMING OFF; median ms; on / off of the sum):"
+	echo "the joins the filter cannot pay for, planning and execution (EXPLAIN ANALYZE, TIMING OFF; median ms; total on - off, on / off):"
 	psql_run -P footer=off <<'SQL'
-WITH s AS (SELECT split_part(variant, ' ', 2) AS setting, split_part(result, ' ', 1)::float8 AS plan_ms,
-                  split_part(result, ' ', 2)::float8 AS exec_ms
+WITH s AS (SELECT split_part(variant, ' ', 1) AS query, split_part(variant, ' ', 2) AS setting,
+                  split_part(result, ' ', 1)::float8 AS plan_ms, split_part(result, ' ', 2)::float8 AS exec_ms
            FROM bench_result_session),
-     m AS (SELECT '1 big: in one session (size cached)' AS "when", setting, count(*) AS runs,
+     m AS (SELECT query, '1 one session, size cached' AS "when", setting, count(*) AS runs,
                   percentile_cont(0.5) WITHIN GROUP (ORDER BY plan_ms) AS plan,
                   percentile_cont(0.5) WITHIN GROUP (ORDER BY exec_ms) AS exec,
                   percentile_cont(0.5) WITHIN GROUP (ORDER BY plan_ms + exec_ms) AS total
-           FROM s GROUP BY setting
+           FROM s GROUP BY query, setting
            UNION ALL
-           SELECT CASE query WHEN 'big' THEN '2 big: first query of a session' ELSE '3 tiny (10 local rows): first query of a session' END,
-                  setting, count(*),
+           SELECT CASE query WHEN 'tiny' THEN 'tiny (10 local rows)' ELSE query END,
+                  '2 first query of a session', setting, count(*),
                   percentile_cont(0.5) WITHIN GROUP (ORDER BY plan_ms),
                   percentile_cont(0.5) WITHIN GROUP (ORDER BY exec_ms),
                   percentile_cont(0.5) WITHIN GROUP (ORDER BY plan_ms + exec_ms)
            FROM bench_first GROUP BY query, setting)
-SELECT substr(m."when", 3) AS "when", m.setting, m.runs, round(m.plan::numeric, 2) AS planning_ms,
+SELECT m.query, substr(m."when", 3) AS "when", m.setting, m.runs, round(m.plan::numeric, 2) AS planning_ms,
        round(m.exec::numeric, 1) AS execution_ms, round(m.total::numeric, 1) AS total_ms,
-       round((m.total - o.total)::numeric, 1) AS "on - off ms",
+       round((m.total - o.total)::numeric, 1) AS "on - off",
        round((m.total / o.total)::numeric, 2) AS "on/off"
-FROM m JOIN m o ON o."when" = m."when" AND o.setting = 'off'
-ORDER BY m."when", m.setting;
+FROM m JOIN m o ON o.query = m.query AND o."when" = m."when" AND o.setting = 'off'
+ORDER BY m.query LIKE 'tiny%', m.query, m."when", m.setting;
 SQL
 fi
