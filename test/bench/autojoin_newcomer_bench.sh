@@ -146,22 +146,26 @@ for s in "${shapes[@]}"; do
 		grep -q 'Remote SQL: .*OPERATOR(public.<@)' && echo yes || echo no)
 	off=$(psql_at "$LPORT" -At -c "SET bloomfilter.join_pushdown = off" -c "EXPLAIN (VERBOSE, COSTS OFF) ${query[$s]}" |
 		grep -q 'Remote SQL: .*OPERATOR(public.<@)' && echo yes || echo no)
-	printf '  %-12s on: %-3s off: %s\n' "$s" "$on" "$off"
+	printf '  %-14s on: %-3s off: %s\n' "$s" "$on" "$off"
 done
 psql_run -P footer=off <<'SQL'
 SELECT variant, count(*) AS runs, round(min(ms)::numeric, 1) AS best_ms,
        round((percentile_cont(0.5) WITHIN GROUP (ORDER BY ms))::numeric, 1) AS median_ms,
+       round((percentile_cont(0.5) WITHIN GROUP (ORDER BY cpu_ms))::numeric, 1) AS median_cpu_ms,
        min(result) = max(result) AS steady, min(result) AS "count/sum"
 FROM bench_result GROUP BY variant ORDER BY variant;
 SQL
-echo "on / off, best and median (goal: at most 0.3; cannot_pay and cannot_pay_an at most 1.1); same result on and off:"
+echo "on / off, best and median (goal: at most 0.3; cannot_pay and cannot_pay_an at most 1.1); the local backend's"
+echo "CPU time on / off, median (steadier than the clock on a busy machine; the remotes' work is not in it); same result on and off:"
 psql_run -At -F' ' <<'SQL'
 WITH v AS (SELECT split_part(variant, ' ', 1) AS shape, split_part(variant, ' ', 2) AS setting,
                   min(ms) AS best, percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS median,
+                  percentile_cont(0.5) WITHIN GROUP (ORDER BY cpu_ms) AS cpu,
                   min(result) AS res
            FROM bench_result GROUP BY variant)
-SELECT format('  %-12s %5s %5s  %s', n.shape, round((n.best / f.best)::numeric, 2),
-              round((n.median / f.median)::numeric, 2), CASE WHEN n.res = f.res THEN 'same' ELSE 'DIFFERENT' END)
+SELECT format('  %-14s %5s %5s  cpu %5s  %s', n.shape, round((n.best / f.best)::numeric, 2),
+              round((n.median / f.median)::numeric, 2), coalesce(round((n.cpu / f.cpu)::numeric, 2)::text, '-'),
+              CASE WHEN n.res = f.res THEN 'same' ELSE 'DIFFERENT' END)
 FROM v n JOIN v f ON f.shape = n.shape AND f.setting = 'off'
 WHERE n.setting = 'on' ORDER BY n.shape;
 SQL
