@@ -14,6 +14,15 @@
 #                                           the chroot's server, run
 #                                           pg_regress and/or TAP (default
 #                                           both)
+#   bash test/chroot.sh bench SUITE [DIR] SCRIPT [ARGS...]
+#                                           build with -Werror, install into
+#                                           the chroot's server, run the
+#                                           benchmark SCRIPT (a path in the
+#                                           checkout, e.g. test/bench/
+#                                           autojoin_newcomer_bench.sh) inside
+#                                           with PG_CONFIG set to the chroot's
+#                                           pg_config; SHAPES and
+#                                           BENCH_BASE_PORT are passed on
 #   bash test/chroot.sh shell SUITE         a shell inside, with the mounts
 #
 # Environment: CHROOT_ROOT (default /work/chroots), DEBIAN_MIRROR (default:
@@ -244,10 +253,62 @@ run_tests() {
 	return $status
 }
 
+# Runs a benchmark script of the checkout inside the chroot, against its
+# server.  The loopback benchmarks (sql_bench_lib.sh's bench_clusters_init)
+# need nothing the chroot lacks: ss, where missing, is replaced by a
+# connection attempt to find free ports; the source's commit comes from
+# BENCH_SOURCE (the copy has no .git).  fdw_bench.sh and autojoin_bench.sh
+# read TCP counters with ss and say so if it is missing.
+run_bench() {
+	local src=$here v dir status=0 script_path
+	if [ $# -gt 0 ] && [ -d "$1" ]; then
+		src=$1
+		shift
+	fi
+	[ $# -ge 1 ] || usage
+	script_path=$1
+	shift
+	if [ ! -f "$src/$script_path" ]; then
+		echo "chroot.sh: no $script_path in $src" >&2
+		exit 2
+	fi
+	v=$(pgver_of_chroot)
+	local source_id
+	source_id=$(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo '?')
+	if git -C "$src" status --porcelain -- src sql Makefile 2>/dev/null | grep -q .; then
+		source_id+=" + uncommitted changes in src/, sql/ or Makefile"
+	fi
+	dir=$(copy_in "$src")
+	chroot "$root" chown -R postgres: "$dir"
+	# the arguments, quoted for the shell inside
+	printf '%q ' "$@" >"$root$dir/.bench-args"
+	script='
+		set -e
+		cd "$BUILD"
+		export PG_CONFIG=/usr/lib/postgresql/$PGVER/bin/pg_config
+		echo "=== PostgreSQL $PGVER ($SUITE): build with -Werror and install"
+		if runuser -u postgres -- make -s WERROR=1 2>&1 && make -s install >/dev/null; then
+			:
+		else
+			echo "=== PostgreSQL $PGVER: build with -Werror and install: FAILED"
+			exit 1
+		fi
+		eval "set -- $(cat .bench-args)"
+		[ -n "$SHAPES" ] || unset SHAPES
+		[ -n "$BENCH_BASE_PORT" ] || unset BENCH_BASE_PORT
+		echo "=== PostgreSQL $PGVER ($SUITE): bash $SCRIPT $*"
+		bash "$SCRIPT" "$@"
+	' && inside "$script" BUILD="$dir" PGVER="$v" SUITE="$suite" SCRIPT="$script_path" \
+		BENCH_SOURCE="$source_id" SHAPES="${SHAPES:-}" BENCH_BASE_PORT="${BENCH_BASE_PORT:-}" || status=$?
+	rm -rf "${root:?}$dir"
+	return $status
+}
+
 case $cmd in
 	prepare) prepare ;;
 	build) build "$@" ;;
 	test) run_tests "$@" ;;
+	bench) run_bench "$@" ;;
 	shell)
 		[ -d "$root/usr" ] || { echo "chroot.sh: no chroot at $root" >&2; exit 3; }
 		inside 'exec bash -i'

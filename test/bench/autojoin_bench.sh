@@ -47,9 +47,6 @@ ROWS=${1:-2000000}
 RUNS=${2:-5}
 KEYS=$((ROWS / 100))
 HALF=$((ROWS / 2))
-PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
-bindir=$("$PG_CONFIG" --bindir)
-
 # shellcheck source=test/bench/sql_bench_lib.sh
 source test/bench/sql_bench_lib.sh
 
@@ -58,60 +55,19 @@ if ! command -v ss >/dev/null; then
 	exit 2
 fi
 
-as_pg=()
-if [ "$(id -u)" = 0 ]; then as_pg=(runuser -u postgres --); fi
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/bloomfilter-autojoin.XXXXXX")
-chmod 755 "$work"
-[ ${#as_pg[@]} -gt 0 ] && chown postgres "$work"
-
-free_port() {
-	local p=$1
-	while ss -Htln "( sport = :$p )" | grep -q . || [ -e "$work/.s.PGSQL.$p" ]; do
-		p=$((p + 1))
-	done
-	echo "$p"
-}
-base=$((50000 + RANDOM % 10000))
-LPORT=$(free_port "$base")
-R0PORT=$(free_port $((LPORT + 1)))
-R1PORT=$(free_port $((R0PORT + 1)))
-
-cleanup() {
-	for c in local r0 r1; do
-		[ -d "$work/$c" ] && "${as_pg[@]}" "$bindir/pg_ctl" -D "$work/$c" -m immediate stop >/dev/null 2>&1 || true
-	done
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-for c in local:$LPORT r0:$R0PORT r1:$R1PORT; do
-	name=${c%%:*}
-	port=${c##*:}
-	"${as_pg[@]}" "$bindir/initdb" -D "$work/$name" -A trust -N -U postgres >/dev/null
-	cat >>"$work/$name/postgresql.conf" <<EOF
-port = $port
-listen_addresses = '127.0.0.1'
-unix_socket_directories = '$work'
-fsync = off
-shared_buffers = 256MB
-EOF
-	[ "$name" = local ] && echo "shared_preload_libraries = 'bloomfilter'" >>"$work/$name/postgresql.conf"
-	"${as_pg[@]}" "$bindir/pg_ctl" -D "$work/$name" -l "$work/$name.log" -w start >/dev/null
-done
-
-psql_at() {
-	local port=$1
-	shift
-	"$bindir/psql" -X -q -v ON_ERROR_STOP=1 -h "$work" -p "$port" -U postgres -d postgres "$@"
-}
+bench_clusters_init autojoin
+bench_cluster_start local "shared_preload_libraries = 'bloomfilter'"
+bench_cluster_start r0
+bench_cluster_start r1
+LPORT=${bench_port[local]}
+R0PORT=${bench_port[r0]}
+R1PORT=${bench_port[r1]}
 # sql_bench_lib.sh's bench_run runs its script through psql_run: the local server
 psql_run() {
 	psql_at "$LPORT" "$@"
 }
 
-echo "== $("$bindir/postgres" --version); $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "== source: $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git status --porcelain -- src sql 2>/dev/null | grep -q . && echo ' + uncommitted changes in src/ or sql/')"
+bench_header
 echo "setting up: $ROWS remote rows, $KEYS local keys (1% of the remote rows match), ports $LPORT (local), $R0PORT (r0), $R1PORT (r1)" >&2
 psql_at "$R0PORT" <<EOF
 CREATE EXTENSION bloomfilter;

@@ -24,60 +24,21 @@ cd "$(dirname "$0")/../.."
 ROWS=${1:-2000000}
 RUNS=${2:-5}
 KEYS=$((ROWS / 100))
-PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
-bindir=$("$PG_CONFIG" --bindir)
+# shellcheck source=test/bench/sql_bench_lib.sh
+source test/bench/sql_bench_lib.sh
 
 if ! command -v ss >/dev/null; then
 	echo "fdw_bench.sh: needs ss to read the TCP byte counters (apt-get install iproute2)" >&2
 	exit 2
 fi
 
-as_pg=()
-if [ "$(id -u)" = 0 ]; then as_pg=(runuser -u postgres --); fi
+bench_clusters_init fdwbench
+bench_cluster_start local "shared_buffers = 512MB"
+bench_cluster_start remote "shared_buffers = 512MB"
+LPORT=${bench_port[local]}
+RPORT=${bench_port[remote]}
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/bloomfilter-fdwbench.XXXXXX")
-chmod 755 "$work"
-[ ${#as_pg[@]} -gt 0 ] && chown postgres "$work"
-
-free_port() {
-	local p=$1
-	while ss -Htln "( sport = :$p )" | grep -q . || [ -e "$work/.s.PGSQL.$p" ]; do
-		p=$((p + 1))
-	done
-	echo "$p"
-}
-base=$((50000 + RANDOM % 10000))
-LPORT=$(free_port "$base")
-RPORT=$(free_port $((LPORT + 1)))
-
-cleanup() {
-	for c in local remote; do
-		[ -d "$work/$c" ] && "${as_pg[@]}" "$bindir/pg_ctl" -D "$work/$c" -m immediate stop >/dev/null 2>&1 || true
-	done
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-for c in local:$LPORT remote:$RPORT; do
-	name=${c%%:*}
-	port=${c##*:}
-	"${as_pg[@]}" "$bindir/initdb" -D "$work/$name" -A trust -N -U postgres >/dev/null
-	cat >>"$work/$name/postgresql.conf" <<EOF
-port = $port
-listen_addresses = '127.0.0.1'
-unix_socket_directories = '$work'
-fsync = off
-shared_buffers = 512MB
-EOF
-	"${as_pg[@]}" "$bindir/pg_ctl" -D "$work/$name" -l "$work/$name.log" -w start >/dev/null
-done
-
-psql_at() {
-	local port=$1
-	shift
-	"${as_pg[@]}" "$bindir/psql" -X -q -v ON_ERROR_STOP=1 -h "$work" -p "$port" -U postgres -d postgres "$@"
-}
-
+bench_header
 echo "setting up: $ROWS remote rows, $KEYS local keys (1%), ports $LPORT (local) and $RPORT (remote)" >&2
 psql_at "$RPORT" <<EOF
 CREATE EXTENSION bloomfilter;
