@@ -52,7 +52,7 @@
  * as whom).  A table that grows tenfold on the remote is seen at the next
  * lookup.
  */
-#include "bf_autojoin.h"
+#include "bf_autojoin_private.h"
 
 #include <math.h>
 

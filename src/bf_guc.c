@@ -3,7 +3,7 @@
  *		Module load and the extension's settings.
  */
 #include "bloomfilter.h"
-#include "bf_slice_am.h"
+#include "bf_slice_private.h"
 
 #include <limits.h>
 

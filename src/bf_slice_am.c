@@ -1,10 +1,10 @@
 /*
  * bf_slice_am.c
  *		The bloomslice index access method's handler, its operator class
- *		check (amvalidate) and its cost estimate.  See bf_slice_am.h for
+ *		check (amvalidate) and its cost estimate.  See bf_slice_private.h for
  *		the pages and the files.
  */
-#include "bf_slice_am.h"
+#include "bf_slice_private.h"
 
 #include "access/htup_details.h"
 #include "access/relation.h"

@@ -11,7 +11,7 @@
  * filter to the pending area, which is moved into blocks once it holds
  * pending_limit kB.
  */
-#include "bf_slice_am.h"
+#include "bf_slice_private.h"
 
 #include "access/tableam.h"
 #include "commands/progress.h"

@@ -3,7 +3,7 @@
  *		The bloomslice index's pages: initialising, allocating and checking
  *		them, its reloptions, and a filter's geometry in the index.
  */
-#include "bf_slice_am.h"
+#include "bf_slice_private.h"
 
 #include "access/reloptions.h"
 #include "storage/buf_internals.h"

@@ -21,7 +21,7 @@
  * read, and the next block's head is read, and its lines prefetched,
  * while a block is read.
  */
-#include "bf_slice_am.h"
+#include "bf_slice_private.h"
 
 #include "access/relscan.h"
 #include "miscadmin.h"

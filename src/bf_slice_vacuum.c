@@ -5,7 +5,7 @@
  *		TIDs leave its live columns (their slices are left as they are and
  *		rewritten whole when a later filter takes the column).
  */
-#include "bf_slice_am.h"
+#include "bf_slice_private.h"
 
 #include "commands/vacuum.h"
 #include "miscadmin.h"

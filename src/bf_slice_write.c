@@ -12,7 +12,7 @@
  * metapage's exclusive lock: a filter a scan did not see pending is in a
  * block before the scan reads the chain of heads.
  */
-#include "bf_slice_am.h"
+#include "bf_slice_private.h"
 
 #include "miscadmin.h"
 #include "storage/bufpage.h"

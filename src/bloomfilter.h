@@ -7,9 +7,9 @@
  * the indexes, the planner, the other three types, automatic Bloom-joins);
  * this header declares what each offers the others, under the name of the
  * file that defines it.  Headers beside it declare what one group of files
- * shares (bf_keyenc.h, bf_index.h, bf_gist_private.h, bf_slice_am.h, bf_autojoin.h,
- * bf_sbloom.h), or what one file offers many (bf_report.h,
- * bf_detoast_cache.h).
+ * shares (bf_keyenc.h, bf_index.h, bf_gist_private.h, bf_slice_private.h,
+ * bf_autojoin_private.h, bf_sbloom.h, bf_agg_state.h), or what one file
+ * offers many (bf_report.h, bf_detoast_cache.h).
  * All filter logic lives in the pure C core, src/core/.
  *
  * A bloomfilter datum is a varlena whose payload is the portable format

@@ -1,6 +1,6 @@
 /*
- * bf_autojoin.h
- *		Declarations shared by the two files of automatic Bloom-joins
+ * bf_autojoin_private.h
+ *		Declarations shared by the three files of automatic Bloom-joins
  *		(bloomfilter.join_pushdown):
  *
  *		bf_autojoin.c		the join_search_hook (once per query level), the
@@ -17,8 +17,8 @@
  * Calls go one way: bf_autojoin.c -> bf_autojoin_plan.c -> bf_autojoin_size.c
  * (bf_autojoin.c also installs bf_autojoin_size.c's executor hooks).
  */
-#ifndef BF_AUTOJOIN_H
-#define BF_AUTOJOIN_H
+#ifndef BF_AUTOJOIN_PRIVATE_H
+#define BF_AUTOJOIN_PRIVATE_H
 
 #include "bloomfilter.h"
 
@@ -120,4 +120,4 @@ extern bool bloom_remote_size(Oid ftrelid, Oid userid, Oid serverid,
  */
 extern void bloom_remote_size_install(void);
 
-#endif							/* BF_AUTOJOIN_H */
+#endif							/* BF_AUTOJOIN_PRIVATE_H */

@@ -1,5 +1,5 @@
 /*
- * bf_slice_am.h
+ * bf_slice_private.h
  *		The bloomslice index access method: its pages and what its files
  *		offer one another.  Files call one way:
  *
@@ -33,8 +33,8 @@
  *
  * Every change goes through generic WAL (at most four pages a record).
  */
-#ifndef BF_SLICE_AM_H
-#define BF_SLICE_AM_H
+#ifndef BF_SLICE_PRIVATE_H
+#define BF_SLICE_PRIVATE_H
 
 #include "bloomfilter.h"
 
@@ -240,4 +240,4 @@ extern IndexBulkDeleteResult *bs_bulkdelete(IndexVacuumInfo *info,
 extern IndexBulkDeleteResult *bs_vacuumcleanup(IndexVacuumInfo *info,
 											   IndexBulkDeleteResult *stats);
 
-#endif							/* BF_SLICE_AM_H */
+#endif							/* BF_SLICE_PRIVATE_H */
