@@ -65,7 +65,7 @@ include $(PGXS)
 # every object depends on the headers (PGXS tracks only the .c files)
 # (bf_core.h is an umbrella over one header per concern: every one counts)
 CORE_HDRS = $(wildcard src/core/*.h)
-$(OBJS): $(CORE_HDRS) src/bloomfilter.h src/bf_keyenc.h src/bf_index.h src/bf_gist_private.h src/bf_autojoin_private.h src/bf_compat.h src/bf_slice_private.h \
+$(OBJS): $(CORE_HDRS) src/bloomfilter.h src/bf_keyenc.h src/bf_index.h src/bf_gbloom.h src/bf_join_pushdown.h src/bf_compat.h src/bf_slice_private.h \
 	src/bf_detoast_cache.h src/bf_report.h src/bf_sbloom.h src/bf_agg_state.h
 
 # ---- the core on its own ----

@@ -57,7 +57,7 @@
  * This file holds the hook and which joins may get a filter;
  * bf_autojoin_plan.c what a filter is worth, and building and adding it.
  */
-#include "bf_autojoin_private.h"
+#include "bf_join_pushdown.h"
 
 #include "access/genam.h"
 #include "access/htup_details.h"

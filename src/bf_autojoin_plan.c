@@ -13,7 +13,7 @@
  * must repay building it (the other side is read a second time, by the
  * InitPlan), shipping it and probing it remotely.
  */
-#include "bf_autojoin_private.h"
+#include "bf_join_pushdown.h"
 
 #include "catalog/pg_aggregate_d.h"
 #include "catalog/pg_class_d.h"

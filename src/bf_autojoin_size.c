@@ -52,7 +52,7 @@
  * as whom).  A table that grows tenfold on the remote is seen at the next
  * lookup.
  */
-#include "bf_autojoin_private.h"
+#include "bf_join_pushdown.h"
 
 #include <math.h>
 

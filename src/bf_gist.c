@@ -30,7 +30,7 @@
  * The operator class holds that operator (strategy 1) and `@>>`
  * (strategy 3).
  */
-#include "bf_gist_private.h"
+#include "bf_gbloom.h"
 
 #include "access/gist.h"
 #include "access/stratnum.h"

@@ -39,7 +39,7 @@
  * picksplit keep hashings apart, so in a column with a few hashings only
  * the keys near the root are mixed.
  */
-#include "bf_gist_private.h"
+#include "bf_gbloom.h"
 
 #include <math.h>
 
@@ -98,7 +98,7 @@ sig_span(uint64 lo, uint64 hi, const uint8 *blk, void *arg)
 
 /*
  * Maps a filter's bits onto a signature (see the file header, and
- * gbloom_sig_spans in bf_gist_private.h): classic bit p to signature bits
+ * gbloom_sig_spans in bf_gbloom.h): classic bit p to signature bits
  * floor(p*S/m) .. ceil((p+1)*S/m) - 1, blocked block b of n to signature
  * blocks floor(b*B/n) .. ceil((b+1)*B/n) - 1, its 512 bits ORed into each.
  */

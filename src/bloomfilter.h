@@ -7,8 +7,8 @@
  * the indexes, the planner, the other three types, automatic Bloom-joins);
  * this header declares what each offers the others, under the name of the
  * file that defines it.  Headers beside it declare what one group of files
- * shares (bf_keyenc.h, bf_index.h, bf_gist_private.h, bf_slice_private.h,
- * bf_autojoin_private.h, bf_sbloom.h, bf_agg_state.h), or what one file
+ * shares (bf_keyenc.h, bf_index.h, bf_gbloom.h, bf_slice_private.h,
+ * bf_join_pushdown.h, bf_sbloom.h, bf_agg_state.h), or what one file
  * offers many (bf_report.h, bf_detoast_cache.h).
  * All filter logic lives in the pure C core, src/core/.
  *

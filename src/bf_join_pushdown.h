@@ -1,5 +1,5 @@
 /*
- * bf_autojoin_private.h
+ * bf_join_pushdown.h
  *		Declarations shared by the three files of automatic Bloom-joins
  *		(bloomfilter.join_pushdown):
  *
@@ -17,8 +17,8 @@
  * Calls go one way: bf_autojoin.c -> bf_autojoin_plan.c -> bf_autojoin_size.c
  * (bf_autojoin.c also installs bf_autojoin_size.c's executor hooks).
  */
-#ifndef BF_AUTOJOIN_PRIVATE_H
-#define BF_AUTOJOIN_PRIVATE_H
+#ifndef BF_JOIN_PUSHDOWN_H
+#define BF_JOIN_PUSHDOWN_H
 
 #include "bloomfilter.h"
 
@@ -120,4 +120,4 @@ extern bool bloom_remote_size(Oid ftrelid, Oid userid, Oid serverid,
  */
 extern void bloom_remote_size_install(void);
 
-#endif							/* BF_AUTOJOIN_PRIVATE_H */
+#endif							/* BF_JOIN_PUSHDOWN_H */

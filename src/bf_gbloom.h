@@ -1,5 +1,5 @@
 /*
- * bf_gist_private.h
+ * bf_gbloom.h
  *		What the two files of the GiST operator class share: the index keys,
  *		the siglen option and a few bit helpers.
  *
@@ -10,8 +10,8 @@
  * the consistent function, and gbloom_contains, the operator of the index
  * condition.
  */
-#ifndef BF_GIST_PRIVATE_H
-#define BF_GIST_PRIVATE_H
+#ifndef BF_GBLOOM_H
+#define BF_GBLOOM_H
 
 #include "bf_index.h"
 
@@ -186,4 +186,4 @@ extern bool gbloom_same_hashing(const GBloomSummary *a,
 extern bool gbloom_other_mismatch(const GBloomSummary *a,
 								  const GBloomSummary *b);
 
-#endif							/* BF_GIST_PRIVATE_H */
+#endif							/* BF_GBLOOM_H */
