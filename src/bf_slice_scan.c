@@ -180,9 +180,12 @@ key_answer(KeyState *ks, const BsGeom *g)
 /*
  * The candidates of the block whose head is hblk into tbm; returns how many.
  * h holds the head's fields up to its TIDs and its slice pages, read
- * before; the TIDs of the columns found are read from the head last (a
- * column must have been live at both reads: its slices were written
- * before it became live).  pos has room for every key's positions.
+ * before; the caller holds the head's share lock throughout, so a column
+ * live at that read keeps its filter and its TID until the TIDs are read
+ * here: VACUUM cannot free it (and a flush then fill it with another row,
+ * whose TID would come back with the old filter's answer, unrechecked)
+ * between the read of its slices and the read of its TID.  pos has room
+ * for every key's positions.
  */
 static int64
 scan_block(Relation index, Buffer hbuf, const BsHead *h, KeyState *keys, int nkeys,
@@ -258,7 +261,6 @@ scan_block(Relation index, Buffer hbuf, const BsHead *h, KeyState *keys, int nke
 	if (bs_mask_empty(&mask))
 		return 0;
 
-	LockBuffer(hbuf, BUFFER_LOCK_SHARE);
 	{
 		const BsHead *now = BsPageGetHead(BufferGetPage(hbuf));
 
@@ -276,7 +278,6 @@ scan_block(Relation index, Buffer hbuf, const BsHead *h, KeyState *keys, int nke
 			}
 		}
 	}
-	LockBuffer(hbuf, BUFFER_LOCK_UNLOCK);
 	if (n > 0)
 		tbm_add_tuples(tbm, tids, n, recheck);
 	return n;
@@ -476,7 +477,8 @@ bs_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 
 	/*
 	 * then the blocks: each head's geometry, live columns and slice pages
-	 * copied, its lock released before its slices are read
+	 * copied, its share lock held while its slices are read (writers lock
+	 * a head only after releasing its slices: no deadlock)
 	 */
 	{
 		int64		maxpos = 0;
@@ -498,11 +500,10 @@ bs_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 			if (h->npages > BS_MAX_HEAD_PAGES)
 				elog(ERROR, "bloomslice block %u has %u slice pages", head, h->npages);
 			memcpy(h->pages, ph->pages, h->npages * sizeof(BlockNumber));
-			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 			head = h->next;
 			if (!bs_mask_empty(&h->live))
 				ntids += scan_block(index, buf, h, keys, nkeys, so->hashcxt, pos, tbm);
-			ReleaseBuffer(buf);
+			UnlockReleaseBuffer(buf);
 			CHECK_FOR_INTERRUPTS();
 		}
 	}
