@@ -8,51 +8,10 @@
 \i sql/explain_neutral.inc
 \set ECHO all
 
--- compare_plans(query) runs a query twice, with the index forced and with a
--- sequential scan, and reports whether the first plan used an index scan,
--- the row count of each, and how many rows differ between them (always 0).
-CREATE FUNCTION compare_plans(q text, OUT index_used boolean,
-	OUT index_rows bigint, OUT seq_rows bigint, OUT differences bigint)
-LANGUAGE plpgsql AS $$
-DECLARE
-	plan text := '';
-	line text;
-BEGIN
-	PERFORM set_config('enable_seqscan', 'off', true);
-	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-		plan := plan || line || E'\n';
-	END LOOP;
-	index_used := plan ~ 'Index Scan';
-	EXECUTE 'CREATE TEMP TABLE cmp_index AS ' || q;
-	PERFORM set_config('enable_seqscan', 'on', true);
-	PERFORM set_config('enable_indexscan', 'off', true);
-	PERFORM set_config('enable_bitmapscan', 'off', true);
-	EXECUTE 'CREATE TEMP TABLE cmp_seq AS ' || q;
-	PERFORM set_config('enable_indexscan', 'on', true);
-	PERFORM set_config('enable_bitmapscan', 'on', true);
-	SELECT count(*) INTO index_rows FROM cmp_index;
-	SELECT count(*) INTO seq_rows FROM cmp_seq;
-	SELECT count(*) INTO differences
-	FROM ((TABLE cmp_index EXCEPT ALL TABLE cmp_seq)
-		  UNION ALL (TABLE cmp_seq EXCEPT ALL TABLE cmp_index)) d;
-	DROP TABLE cmp_index;
-	DROP TABLE cmp_seq;
-END $$;
-
--- error_of(query): the error a query raises with the index forced or with
--- a sequential scan, its message up to the colon (the rest names the
--- first offending row, which depends on the scan order)
-CREATE FUNCTION error_of(q text, use_index boolean) RETURNS text
-LANGUAGE plpgsql AS $$
-BEGIN
-	PERFORM set_config('enable_seqscan', (NOT use_index)::text, true);
-	PERFORM set_config('enable_indexscan', use_index::text, true);
-	PERFORM set_config('enable_bitmapscan', use_index::text, true);
-	EXECUTE q;
-	RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-	RETURN SQLSTATE || ': ' || split_part(SQLERRM, ':', 1);
-END $$;
+-- compare_plans() and error_of(): the index-vs-sequential-scan helpers
+\set ECHO none
+\i sql/compare_plans.inc
+\set ECHO all
 
 -- ---------------------------------------------------------------------
 -- A column of mixed geometry: blocked and classic filters, sizes that fold
@@ -300,5 +259,5 @@ SELECT gbloom_key(42)::text AS shown, bloom_empty(10) + 42 @> gbloom_key(42) AS 
 
 DROP TABLE docs, probes, typed, tprobes, recs, fp, fq, fb, bq;
 DROP FUNCTION doc_filter(int);
-DROP FUNCTION compare_plans(text);
-DROP FUNCTION error_of(text, boolean);
+DROP FUNCTION compare_plans(text, text);
+DROP FUNCTION error_of(text, boolean, boolean);

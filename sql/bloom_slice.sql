@@ -11,47 +11,10 @@
 SET max_parallel_workers_per_gather = 0;
 SELECT setseed(0.2);
 
-CREATE FUNCTION check_bs(q text, OUT used boolean,
-	OUT index_rows bigint, OUT seq_rows bigint, OUT mismatches bigint)
-LANGUAGE plpgsql AS $$
-DECLARE
-	line text;
-BEGIN
-	PERFORM set_config('enable_seqscan', 'off', true);
-	PERFORM set_config('enable_indexscan', 'off', true);
-	PERFORM set_config('enable_bitmapscan', 'on', true);
-	used := false;
-	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-		IF line ~ 'Bitmap Index Scan on \w*_bs' THEN
-			used := true;
-		END IF;
-	END LOOP;
-	EXECUTE 'CREATE TEMP TABLE cmp_index AS ' || q;
-	PERFORM set_config('enable_seqscan', 'on', true);
-	PERFORM set_config('enable_bitmapscan', 'off', true);
-	EXECUTE 'CREATE TEMP TABLE cmp_seq AS ' || q;
-	PERFORM set_config('enable_indexscan', 'on', true);
-	PERFORM set_config('enable_bitmapscan', 'on', true);
-	SELECT count(*) INTO index_rows FROM cmp_index;
-	SELECT count(*) INTO seq_rows FROM cmp_seq;
-	SELECT count(*) INTO mismatches
-	FROM ((TABLE cmp_index EXCEPT ALL TABLE cmp_seq)
-		  UNION ALL (TABLE cmp_seq EXCEPT ALL TABLE cmp_index)) d;
-	DROP TABLE cmp_index;
-	DROP TABLE cmp_seq;
-END $$;
-
-CREATE FUNCTION error_of(q text, use_index boolean) RETURNS text
-LANGUAGE plpgsql AS $$
-BEGIN
-	PERFORM set_config('enable_seqscan', (NOT use_index)::text, true);
-	PERFORM set_config('enable_bitmapscan', use_index::text, true);
-	EXECUTE q;
-	RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-	RETURN SQLSTATE || ': ' || regexp_replace(split_part(SQLERRM, ':', 1),
-		'holds keys of family "[^"]*", not', 'holds keys of family "...", not');
-END $$;
+-- compare_plans() and error_of(): the index-vs-sequential-scan helpers
+\set ECHO none
+\i sql/compare_plans.inc
+\set ECHO all
 
 CREATE FUNCTION rand_keys(n int) RETURNS int[] LANGUAGE sql VOLATILE AS $$
 	SELECT array_agg(1 + floor(random() * 6000)::int) FROM generate_series(1, n)
@@ -120,12 +83,12 @@ BEGIN
 		'SELECT p.k, d.id FROM probes p, LATERAL (SELECT id FROM %I WHERE bloom_contains(f, p.k::int8)) d',
 		'SELECT p.k, d.id FROM probes p, LATERAL (SELECT id FROM %I WHERE f @> p.k AND f @> p.k + 1) d']
 	LOOP
-		SELECT * INTO c FROM check_bs(format(q, tab));
+		SELECT * INTO c FROM compare_plans(format(q, tab), 'Bitmap Index Scan on \w*_bs');
 		probe := substring(q FROM 'WHERE (.*)\)');
-		used := c.used;
+		used := c.index_used;
 		index_rows := c.index_rows;
 		seq_rows := c.seq_rows;
-		mismatches := c.mismatches;
+		mismatches := c.differences;
 		RETURN NEXT;
 	END LOOP;
 END $$;
@@ -156,11 +119,11 @@ CREATE TABLE mdocs (id int, f bloomfilter) WITH (autovacuum_enabled = off);
 INSERT INTO mdocs SELECT i, (SELECT bloom_agg(k) FROM unnest(rand_keys(50)) k) FROM generate_series(1, 300) i;
 CREATE INDEX mdocs_bs ON mdocs USING bloomslice (f);
 INSERT INTO mdocs VALUES (1000, (SELECT bloom_agg(k::text) FROM generate_series(1, 20) k));
-SELECT error_of('SELECT count(*) FROM mdocs WHERE f @> 3000', true) AS index_error,
-	error_of('SELECT count(*) FROM mdocs WHERE f @> 3000', false) AS seq_error;
+SELECT error_of('SELECT count(*) FROM mdocs WHERE f @> 3000', true, true) AS index_error,
+	error_of('SELECT count(*) FROM mdocs WHERE f @> 3000', false, true) AS seq_error;
 DELETE FROM mdocs WHERE id = 1000;
-SELECT error_of('SELECT count(*) FROM mdocs WHERE f @> 3000', true) AS index_after_delete,
-	error_of('SELECT count(*) FROM mdocs WHERE f @> 3000', false) AS seq_after_delete;
+SELECT error_of('SELECT count(*) FROM mdocs WHERE f @> 3000', true, true) AS index_after_delete,
+	error_of('SELECT count(*) FROM mdocs WHERE f @> 3000', false, true) AS seq_after_delete;
 SELECT * FROM check_all('mdocs');
 
 -- costs: this table is small and mixes about a hundred geometries (a
@@ -211,12 +174,12 @@ BEGIN
 		'SELECT q.qid, d.id FROM qs q, LATERAL (SELECT id FROM sup_b WHERE f @>> q.q) d WHERE q.lay = ''blocked''',
 		'SELECT q.qid, d.id FROM qs q, LATERAL (SELECT id FROM sup_c WHERE bloom_contains_filter(f, q.q)) d WHERE q.lay = ''classic''']
 	LOOP
-		SELECT * INTO c FROM check_bs(q);
+		SELECT * INTO c FROM compare_plans(q, 'Bitmap Index Scan on \w*_bs');
 		query := substring(q FROM 'WHERE (.*)\)');
-		used := c.used;
+		used := c.index_used;
 		index_rows := c.index_rows;
 		seq_rows := c.seq_rows;
-		mismatches := c.mismatches;
+		mismatches := c.differences;
 		RETURN NEXT;
 	END LOOP;
 END $$;
@@ -234,4 +197,4 @@ SELECT error_of('SELECT count(*) FROM sup_c WHERE f @>> bloom_empty_bits(1024, 4
 
 DROP TABLE sdocs, mdocs, probes, qs, sup_c, sup_b;
 DROP FUNCTION check_sup(), sup_filter(text);
-DROP FUNCTION check_all(text), check_bs(text), error_of(text, boolean), rand_filter(int), rand_keys(int);
+DROP FUNCTION check_all(text), compare_plans(text, text), error_of(text, boolean, boolean), rand_filter(int), rand_keys(int);

@@ -21,7 +21,9 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
-#define BS_PHASE_WRITE 2
+/* build subphases (pg_stat_progress_create_index), after "initializing" */
+#define BS_PHASE_SCAN	2
+#define BS_PHASE_WRITE	3
 
 typedef struct BuildGroup
 {
@@ -181,6 +183,7 @@ bs_build(Relation heap, Relation index, IndexInfo *indexInfo)
 	bs.groups = hash_create("bloomslice build", 64, &ctl,
 							HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, BS_PHASE_SCAN);
 	reltuples = table_index_build_scan(heap, index, indexInfo, true, true,
 									   build_callback, &bs, NULL);
 
@@ -214,6 +217,8 @@ bs_buildphasename(int64 phasenum)
 	{
 		case PROGRESS_CREATEIDX_SUBPHASE_INITIALIZE:
 			return "initializing";
+		case BS_PHASE_SCAN:
+			return "scanning table";
 		case BS_PHASE_WRITE:
 			return "writing blocks";
 		default:

@@ -309,9 +309,12 @@ prefetch_block(Relation index, const BsHead *h, KeyState *keys, int nkeys,
 /*
  * The candidates of the block whose head is hblk into tbm; returns how many.
  * h holds the head's fields up to its TIDs and its slice pages, read
- * before; the TIDs of the columns found are read from the head last (a
- * column must have been live at both reads: its slices were written
- * before it became live).  pos has room for every key's positions.
+ * before; the caller holds the head's share lock throughout, so a column
+ * live at that read keeps its filter and its TID until the TIDs are read
+ * here: VACUUM cannot free it (and a flush then fill it with another row,
+ * whose TID would come back with the old filter's answer, unrechecked)
+ * between the read of its slices and the read of its TID.  pos has room
+ * for every key's positions.
  */
 static int64
 scan_block(Relation index, Buffer hbuf, const BsHead *h, KeyState *keys, int nkeys,
@@ -359,7 +362,6 @@ scan_block(Relation index, Buffer hbuf, const BsHead *h, KeyState *keys, int nke
 	if (bs_mask_empty(&mask))
 		return 0;
 
-	LockBuffer(hbuf, BUFFER_LOCK_SHARE);
 	{
 		const BsHead *now = BsPageGetHead(BufferGetPage(hbuf));
 
@@ -377,7 +379,6 @@ scan_block(Relation index, Buffer hbuf, const BsHead *h, KeyState *keys, int nke
 			}
 		}
 	}
-	LockBuffer(hbuf, BUFFER_LOCK_UNLOCK);
 	if (n > 0)
 		tbm_add_tuples(tbm, tids, n, recheck);
 	return n;
@@ -482,21 +483,28 @@ scan_pending(Relation index, BlockNumber blk, KeyState *keys, int nkeys,
 }
 
 /*
- * Copies the head at blkno (pinned in buf) into h: its fields up to the
- * TIDs, and its slice pages.
+ * Copies the head at blkno (pinned and share-locked in buf) into h: its
+ * fields up to the TIDs, and its slice pages.
  */
 static void
-read_head(Relation index, Buffer buf, BlockNumber blkno, BsHead *h)
+copy_head(Relation index, Buffer buf, BlockNumber blkno, BsHead *h)
 {
 	const BsHead *ph;
 
-	LockBuffer(buf, BUFFER_LOCK_SHARE);
 	bs_check_page(BufferGetPage(buf), BS_PAGE_HEAD, index, blkno);
 	ph = BsPageGetHead(BufferGetPage(buf));
 	memcpy(h, ph, offsetof(BsHead, tids));
 	if (h->npages > BS_MAX_HEAD_PAGES)
 		elog(ERROR, "bloomslice block %u has %u slice pages", blkno, h->npages);
 	memcpy(h->pages, ph->pages, h->npages * sizeof(BlockNumber));
+}
+
+/* The same, taking and releasing the head's share lock around the copy. */
+static void
+read_head(Relation index, Buffer buf, BlockNumber blkno, BsHead *h)
+{
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	copy_head(index, buf, blkno, h);
 	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 }
 
@@ -613,9 +621,12 @@ bs_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 
 	/*
 	 * then the blocks: each head's geometry, live columns and slice pages
-	 * copied, its lock released before its slices are read.  One head
-	 * ahead: the next block's head is read, and the lines its reads will
-	 * touch asked for, before this block's slices are read.
+	 * copied, its share lock held while its slices and TIDs are read
+	 * (writers lock a head only after releasing its slices: no deadlock).
+	 * One head ahead: the next block's head is read, and the lines its
+	 * reads will touch asked for, before this block's head is locked (one
+	 * head lock at a time); that copy is a hint only, read again under the
+	 * lock when its turn comes.
 	 */
 	{
 		int64		maxpos = 0;
@@ -649,9 +660,23 @@ bs_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 				if (nxt->next != InvalidBlockNumber)
 					prefetch_head(index, nxt->next, nxt->npages);
 			}
+			LockBuffer(curbuf, BUFFER_LOCK_SHARE);
+			copy_head(index, curbuf, BufferGetBlockNumber(curbuf), cur);
 			if (!bs_mask_empty(&cur->live))
 				ntids += scan_block(index, curbuf, cur, keys, nkeys, so->hashcxt, pos, tbm);
-			ReleaseBuffer(curbuf);
+			UnlockReleaseBuffer(curbuf);
+			/* a block linked in since the hint was read: follow the link */
+			if (cur->next != (BufferIsValid(nxtbuf) ? BufferGetBlockNumber(nxtbuf) : InvalidBlockNumber))
+			{
+				if (BufferIsValid(nxtbuf))
+					ReleaseBuffer(nxtbuf);
+				nxtbuf = InvalidBuffer;
+				if (cur->next != InvalidBlockNumber)
+				{
+					nxtbuf = bs_read_buffer(index, cur->next);
+					read_head(index, nxtbuf, cur->next, nxt);
+				}
+			}
 			curbuf = nxtbuf;
 			tmp = cur;
 			cur = nxt;

@@ -76,6 +76,8 @@ walk_blocks(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 					ItemPointerSetInvalid(&h->tids[c]);
 				}
 			GenericXLogFinish(state);
+			/* the copy GenericXLogRegisterBuffer gave is freed: the page */
+			h = BsPageGetHead(BufferGetPage(buf));
 			removed += ndead;
 			stats->tuples_removed += ndead;
 		}

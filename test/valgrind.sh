@@ -284,6 +284,9 @@ echo "== server up after $(($(date +%s) - start))s"
 # One pg_regress run, as `make installcheck` does it (its own output gives
 # each test's time); results and diffs go to $out, not the source tree.
 echo "== running pg_regress"
+# bloom_io and bloom_errors \copy files to and from results/ beside the
+# sql/ files (psql runs here); make installcheck creates it there too
+mkdir -p results
 "$pg_regress" --inputdir="$top" --outputdir="$out" --bindir="$bindir" \
 	--host="$tmp" --port="$port" --user=postgres \
 	--dbname=contrib_regression --load-extension=bloomfilter \

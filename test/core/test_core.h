@@ -152,5 +152,9 @@ extern void test_scalable_capacity(void);
 extern void test_scalable_walk(void);
 extern void test_scalable_wrap(void);
 extern void test_max_size(void);
+/* test_slice.c */
+extern void test_slice_masks(void);
+extern void test_slice_transpose(void);
+extern void test_slice_superset(void);
 
 #endif							/* TEST_CORE_H */

@@ -5,37 +5,12 @@
  *		filter, and a superset test's slices against bf_is_superset after
  *		folding, over both layouts and folded sizes.
  */
-#include <stdio.h>
-#include <stdlib.h>
+#include "test_core.h"
 
 #include "bf_slice.h"
-#include "test_slice.h"
 
-static int *g_passed,
-		   *g_failed;
-
-static void
-tcheck(bool ok, const char *name)
-{
-	if (ok)
-		(*g_passed)++;
-	else
-	{
-		(*g_failed)++;
-		printf("FAIL %s\n", name);
-	}
-}
-
-static uint64_t rng = 88172645463325252ULL;
-
-static uint64_t
-next_rand(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
+/* the keys' hashes: one seeded generator, so a failure reproduces */
+static rng	slice_rng = {88172645463325252ULL};
 
 /* n random filters of a geometry, each with nkeys keys */
 static uint8_t **
@@ -49,7 +24,7 @@ make_filters(int layout, uint64_t nbits, int k, int n, int nkeys, bf_view *views
 		bf_init(bufs[i], layout, k, 7, nbits);
 		bf_view_of(bufs[i], &views[i]);
 		for (int j = 0; j < nkeys; j++)
-			bf_insert_hash(&views[i], next_rand());
+			bf_insert_hash(&views[i], rng_next(&slice_rng));
 	}
 	return bufs;
 }
@@ -64,10 +39,11 @@ test_transpose_roundtrip(int layout, uint64_t nbits, int n)
 	uint64_t   *slices = malloc(nbits * BS_SLICE_BYTES);
 	uint8_t    *back = malloc(nbits / 8);
 	bool		ok = true;
+	int			bad = -1;
 
 	/* garbage first: a written column must not keep any of it */
 	for (uint64_t i = 0; i < nbits * BS_WORDS; i++)
-		slices[i] = next_rand();
+		slices[i] = rng_next(&slice_rng);
 	for (int i = 0; i < n; i++)
 	{
 		bits[i] = v[i].bits;
@@ -80,14 +56,18 @@ test_transpose_roundtrip(int layout, uint64_t nbits, int n)
 	{
 		bs_untranspose(slices, nbits, cols[i], back);
 		ok = memcmp(back, v[i].bits, nbits / 8) == 0;
+		if (!ok)
+			bad = cols[i];
 	}
-	tcheck(ok, "slice: transpose then untranspose gives each filter back");
+	check(ok, "slice: transpose then untranspose gives each filter back",
+		  "layout %d, %" PRIu64 " bits, %d filters: column %d differs",
+		  layout, nbits, n, bad);
 
 	/* probes: the AND of a key's slices is each filter's probe */
 	ok = true;
 	for (int t = 0; t < 2000 && ok; t++)
 	{
-		uint64_t	h = next_rand();
+		uint64_t	h = rng_next(&slice_rng);
 		uint64_t	pos[BF_MAX_HASHES];
 		bs_mask		m;
 
@@ -95,11 +75,16 @@ test_transpose_roundtrip(int layout, uint64_t nbits, int n)
 		bs_mask_fill(&m, BS_C);
 		for (int j = 0; j < 5; j++)
 			bs_mask_and(&m, slices + pos[j] * BS_WORDS);
-		for (int i = 0; i < n; i++)
+		for (int i = 0; i < n && ok; i++)
 			if (bs_mask_test(&m, cols[i]) != bf_probe_hash(&v[i], h))
+			{
 				ok = false;
+				bad = cols[i];
+			}
 	}
-	tcheck(ok, "slice: the AND of a key's slices equals each filter's probe");
+	check(ok, "slice: the AND of a key's slices equals each filter's probe",
+		  "layout %d, %" PRIu64 " bits, %d filters: column %d differs",
+		  layout, nbits, n, bad);
 
 	for (int i = 0; i < n; i++)
 		free(bufs[i]);
@@ -127,6 +112,8 @@ test_superset(int layout, uint64_t nbits, uint64_t qnbits)
 	uint64_t   *pos = malloc(sizeof(uint64_t) * qnbits);
 	bool		ok = true;
 	int			nsup = 0;
+	int			bad_t = -1,
+				bad_col = -1;
 
 	for (int i = 0; i < n; i++)
 	{
@@ -146,9 +133,9 @@ test_superset(int layout, uint64_t nbits, uint64_t qnbits)
 		bf_init(qb, layout, 3, 7, qnbits);
 		bf_view_of(qb, &q);
 		/* q: keys of filter t (a superset there), or random keys */
-		rng = 1000 + (uint64_t) t;
+		slice_rng.s = 1000 + (uint64_t) t;
 		for (int j = 0; j < nkeys; j++)
-			bf_insert_hash(&q, next_rand());
+			bf_insert_hash(&q, rng_next(&slice_rng));
 		if (t % 3 == 0 && qnbits == nbits)
 			memcpy(q.bits, v[t].bits, nbits / 8);
 		np = bs_superset_positions(layout, nbits, q.bits, qnbits, pos,
@@ -179,15 +166,23 @@ test_superset(int layout, uint64_t nbits, uint64_t qnbits)
 			bf_fold_or(&bv, &q);
 			want = bf_is_superset(&av, &bv);
 			nsup += want;
-			if (np < 0 || bs_mask_test(&m, i) != want)
+			if (ok && (np < 0 || bs_mask_test(&m, i) != want))
+			{
 				ok = false;
+				bad_t = t;
+				bad_col = i;
+			}
 			free(a);
 			free(b);
 		}
 		free(qb);
 	}
-	tcheck(ok, "slice: a superset test through slices equals bf_is_superset after folding");
-	tcheck(nsup > 0, "slice: the superset tests include supersets");
+	check(ok, "slice: a superset test through slices equals bf_is_superset after folding",
+		  "layout %d, filters of %" PRIu64 " bits, q of %" PRIu64 " bits: q %d, column %d",
+		  layout, nbits, qnbits, bad_t, bad_col);
+	check(nsup > 0, "slice: the superset tests include supersets",
+		  "layout %d, filters of %" PRIu64 " bits, q of %" PRIu64 " bits: none",
+		  layout, nbits, qnbits);
 	for (int i = 0; i < n; i++)
 		free(bufs[i]);
 	free(bufs);
@@ -198,19 +193,53 @@ test_superset(int layout, uint64_t nbits, uint64_t qnbits)
 	free(pos);
 }
 
+/* masks at the block's edges: column 0, a word's last and first, 511 */
 void
-test_slice_run(int *passed, int *failed)
+test_slice_masks(void)
 {
 	bs_mask		m;
 
-	g_passed = passed;
-	g_failed = failed;
 	bs_mask_fill(&m, 70);
-	tcheck(bs_mask_count(&m) == 70 && bs_mask_test(&m, 69) && !bs_mask_test(&m, 70),
-		   "slice: a mask of the first 70 columns");
+	check(bs_mask_count(&m) == 70 && bs_mask_test(&m, 69) && !bs_mask_test(&m, 70),
+		  "slice: a mask of the first 70 columns", "count %d", bs_mask_count(&m));
+	bs_mask_fill(&m, BS_C);
+	check(bs_mask_count(&m) == BS_C && bs_mask_test(&m, 0) && bs_mask_test(&m, BS_C - 1),
+		  "slice: a mask of every column", "count %d", bs_mask_count(&m));
+	bs_mask_fill(&m, BS_C - 1);
+	check(bs_mask_count(&m) == BS_C - 1 && bs_mask_test(&m, BS_C - 2) &&
+		  !bs_mask_test(&m, BS_C - 1),
+		  "slice: a mask of all but the last column", "count %d", bs_mask_count(&m));
+	bs_mask_fill(&m, 0);
+	check(bs_mask_empty(&m) && bs_mask_count(&m) == 0,
+		  "slice: a mask of no column", "count %d", bs_mask_count(&m));
+	bs_mask_set(&m, BS_C - 1);
+	bs_mask_set(&m, 63);
+	bs_mask_set(&m, 64);
+	check(bs_mask_count(&m) == 3 && !bs_mask_empty(&m) && bs_mask_test(&m, 63) &&
+		  bs_mask_test(&m, 64) && !bs_mask_test(&m, 62) && !bs_mask_test(&m, 65),
+		  "slice: columns set at the words' edges", "count %d", bs_mask_count(&m));
+	bs_mask_clear(&m, 63);
+	bs_mask_clear(&m, 64);
+	check(bs_mask_count(&m) == 1 && bs_mask_test(&m, BS_C - 1),
+		  "slice: the last column alone", "count %d", bs_mask_count(&m));
+	bs_mask_clear(&m, BS_C - 1);
+	check(bs_mask_empty(&m), "slice: every column cleared", "count %d", bs_mask_count(&m));
+}
+
+/* a full block, a block one short, one column, in pieces as pages hold */
+void
+test_slice_transpose(void)
+{
 	test_transpose_roundtrip(BF_LAYOUT_CLASSIC, 4096, BS_C);
+	test_transpose_roundtrip(BF_LAYOUT_BLOCKED, 8192, BS_C - 1);
 	test_transpose_roundtrip(BF_LAYOUT_BLOCKED, 8192, 300);
 	test_transpose_roundtrip(BF_LAYOUT_CLASSIC, 1600, 17);
+	test_transpose_roundtrip(BF_LAYOUT_CLASSIC, 512, 1);
+}
+
+void
+test_slice_superset(void)
+{
 	test_superset(BF_LAYOUT_CLASSIC, 2048, 2048);
 	test_superset(BF_LAYOUT_CLASSIC, 4096, 1024);
 	test_superset(BF_LAYOUT_CLASSIC, 1024, 4096);
