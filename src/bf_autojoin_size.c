@@ -67,6 +67,7 @@
 #include "foreign/foreign.h"
 #include "libpq-fe.h"
 #include "miscadmin.h"
+#include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/plancat.h"
 #include "storage/bufpage.h"
@@ -81,8 +82,14 @@
 #include "utils/timeout.h"
 #include "utils/timestamp.h"
 
-/* how long an answer is kept, in seconds */
+/*
+ * How long an answer is kept, in seconds; a failure (no connection, no user
+ * mapping, no such remote table) for less, as it is often soon mended.  A
+ * lookup that ran out of its bound or was cancelled is not kept at all: the
+ * next statement asks again.
+ */
 #define BLOOM_REMOTE_SIZE_TTL	600
+#define BLOOM_REMOTE_SIZE_FAILURE_TTL	30
 
 typedef struct RemoteSizeKey
 {
@@ -276,10 +283,24 @@ static TimeoutId lookup_timeout_id = MAX_TIMEOUTS;
 static volatile sig_atomic_t lookup_running = false;
 static volatile sig_atomic_t lookup_timed_out = false;
 
+/*
+ * One bound per statement, not per lookup: a plain EXPLAIN over many
+ * never-analyzed partitions of a blocked remote waits at most one bound, and
+ * once a lookup of the statement has run out of it, the statement asks no
+ * more.  Keyed on the statement's start (GetCurrentStatementStartTimestamp).
+ */
+static TimestampTz bound_statement = 0;
+static TimestampTz bound_deadline = 0;
+static bool bound_ran_out = false;
+
 static void
 lookup_timeout_handler(void)
 {
-	if (lookup_running)
+	/*
+	 * Claim the cancel only if none is pending yet: a user's cancel or the
+	 * statement_timeout already asked for it, and it is theirs.
+	 */
+	if (lookup_running && !QueryCancelPending)
 	{
 		lookup_timed_out = true;
 		QueryCancelPending = true;
@@ -289,30 +310,59 @@ lookup_timeout_handler(void)
 }
 
 /*
- * Milliseconds the lookup may take, or 0 if it should not start: the
- * statement's own timeout is too near.  (Not inlined: its locals would sit
- * in bloom_remote_size()'s frame across PG_TRY's setjmp.)
+ * Milliseconds left before the timeout id fires, halved (the plain query
+ * would not have timed out), or -1 if it is not armed.
+ */
+static double
+half_left_ms(TimeoutId id, TimestampTz now)
+{
+	long		secs;
+	int			usecs;
+	TimestampTz fin;
+
+	if (!get_timeout_active(id))
+		return -1;
+	fin = get_timeout_finish_time(id);
+	if (fin <= now)
+		return 0;
+	TimestampDifference(now, fin, &secs, &usecs);
+	return (secs * 1000.0 + usecs / 1000.0) / 2.0;
+}
+
+/*
+ * Milliseconds the lookup may still take, or 0 if it should not start: the
+ * statement's bound is spent, or its statement_timeout (or, on 17 and later,
+ * transaction_timeout) is too near.  (Not inlined: its locals would sit in
+ * bloom_remote_size()'s frame across PG_TRY's setjmp.)
  */
 static pg_noinline int
 lookup_bound_ms(void)
 {
-	int			bound = BLOOM_REMOTE_SIZE_TIMEOUT_MS;
+	TimestampTz now = GetCurrentTimestamp();
+	TimestampTz stmt = GetCurrentStatementStartTimestamp();
+	double		bound;
+	double		left;
 
-	if (get_timeout_active(STATEMENT_TIMEOUT))
+	if (stmt != bound_statement)
 	{
-		long		secs;
-		int			usecs;
-		TimestampTz fin = get_timeout_finish_time(STATEMENT_TIMEOUT);
-		TimestampTz now = GetCurrentTimestamp();
-
-		if (fin <= now)
-			return 0;
-		TimestampDifference(now, fin, &secs, &usecs);
-		bound = (int) Min((double) bound, (secs * 1000.0 + usecs / 1000.0) / 2.0);
-		if (bound < 10)
-			return 0;
+		bound_statement = stmt;
+		bound_deadline = TimestampTzPlusMilliseconds(now, BLOOM_REMOTE_SIZE_TIMEOUT_MS);
+		bound_ran_out = false;
 	}
-	return bound;
+	if (bound_deadline <= now)
+		return 0;
+	bound = (bound_deadline - now) / 1000.0;
+	left = half_left_ms(STATEMENT_TIMEOUT, now);
+	if (left >= 0)
+		bound = Min(bound, left);
+#ifdef BF_HAVE_TRANSACTION_TIMEOUT
+	left = half_left_ms(TRANSACTION_TIMEOUT, now);
+	if (left >= 0)
+		bound = Min(bound, left);
+#endif
+	if (bound < 10)
+		return 0;
+	return (int) bound;
 }
 
 /* The value of a foreign table's option, or dflt. */
@@ -389,15 +439,63 @@ ask_fdw_analyze(Oid ftrelid, double density, double *tuples, double *pages,
 }
 
 /*
+ * Start the lookup's timer: what is left of the statement's bound (the
+ * connection may have taken some of it), at least 1 ms.
+ */
+static void
+arm_bound(int bound)
+{
+	int			left = lookup_bound_ms();
+
+	lookup_running = true;
+	enable_timeout_after(lookup_timeout_id, Max(1, Min(bound, left)));
+}
+
+/*
+ * The user mapping with a connect_timeout of the lookup's bound (in whole
+ * seconds, at least 2, as libpq takes it) unless the server or the mapping
+ * sets one: PostgreSQL 15's postgres_fdw connects with PQconnectdbParams(),
+ * which no cancel interrupts, and passes any libpq option through.  (The
+ * connection is then kept for the session's scans with that option: it only
+ * bounds connecting.)
+ */
+static UserMapping *
+with_connect_timeout(UserMapping *um, Oid serverid, int bound)
+{
+	ForeignServer *server = GetForeignServer(serverid);
+	UserMapping *copy;
+	ListCell   *lc;
+
+	foreach(lc, server->options)
+	{
+		if (strcmp(((DefElem *) lfirst(lc))->defname, "connect_timeout") == 0)
+			return um;
+	}
+	foreach(lc, um->options)
+	{
+		if (strcmp(((DefElem *) lfirst(lc))->defname, "connect_timeout") == 0)
+			return um;
+	}
+	copy = (UserMapping *) palloc(sizeof(UserMapping));
+	*copy = *um;
+	copy->options = lappend(list_copy(um->options),
+							makeDefElem("connect_timeout",
+										(Node *) makeString(psprintf("%d", Max(2, (bound + 999) / 1000))),
+										-1));
+	return copy;
+}
+
+/*
  * Ask the remote.  Runs inside the caller's subtransaction: may raise
  * anything; returns false with *why for an answer that gives no size.
  */
 static bool
-ask_remote(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
+ask_remote(Oid ftrelid, Oid userid, Oid serverid, int bound, double *tuples,
 		   double *pages, char *why, size_t whylen)
 {
 	ForeignTable *ft = GetForeignTable(ftrelid);
-	UserMapping *um = GetUserMapping(userid, serverid);
+	UserMapping *um = with_connect_timeout(GetUserMapping(userid, serverid),
+										   serverid, bound);
 	char	   *nspname = table_option(ft, "schema_name",
 									   get_namespace_name(get_rel_namespace(ftrelid)));
 	char	   *relname = table_option(ft, "table_name", get_rel_name(ftrelid));
@@ -428,6 +526,7 @@ ask_remote(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
 			fdw_exec_query == NULL)
 		{
 			fdw_get_connection = NULL;
+			arm_bound(bound);
 			return ask_fdw_analyze(ftrelid, density, tuples, pages, why, whylen);
 		}
 	}
@@ -441,7 +540,15 @@ ask_remote(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
 					 "SELECT relid FROM pg_catalog.pg_partition_tree(%s) WHERE isleaf)",
 					 quote_literal_cstr(qualified), quote_literal_cstr(qualified));
 
+	/*
+	 * Not under the timer: a cancel inside postgres_fdw's own START
+	 * TRANSACTION or SAVEPOINT (begin_remote_xact) would leave the
+	 * connection unusable for the rest of the transaction ("cannot be used
+	 * due to abort cleanup failure"), an ERROR the plain query would not
+	 * have.  The connection attempt is bounded by connect_timeout instead.
+	 */
 	conn = fdw_get_connection(um, false, &state);
+	arm_bound(bound);
 	res = fdw_exec_query(conn, sql.data, state);
 	*tuples = 0;
 	*pages = 0;
@@ -494,7 +601,7 @@ ask_remote(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
 	return ok;
 }
 
-/* Remember an answer (or a failure) for BLOOM_REMOTE_SIZE_TTL seconds. */
+/* Remember an answer (or a failure). */
 static RemoteSizeEntry *
 size_cache_store(const RemoteSizeKey *key, bool known, double tuples,
 				 double pages, TimestampTz asked, const char *why)
@@ -514,6 +621,7 @@ bool
 bloom_remote_size(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
 				  double *pages, const char **why)
 {
+	static char uncached_why[160];
 	RemoteSizeKey key;
 	RemoteSizeEntry *e;
 	bool		found;
@@ -521,11 +629,13 @@ bloom_remote_size(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
 	MemoryContext cxt = CurrentMemoryContext;
 	ResourceOwner owner = CurrentResourceOwner;
 	bool		known = false;
+	bool		keep = true;
 	double		t = 0,
 				p = 0;
 	char		reason[128];
 	ErrorData  *passed_on = NULL;
 	int			bound;
+	bool		stmt_timeout_armed;
 
 	if (size_cache == NULL)
 		size_cache_init();
@@ -534,7 +644,9 @@ bloom_remote_size(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
 	key.userid = userid;
 	e = (RemoteSizeEntry *) hash_search(size_cache, &key, HASH_FIND, &found);
 	if (found &&
-		!TimestampDifferenceExceeds(e->asked, now, BLOOM_REMOTE_SIZE_TTL * 1000))
+		!TimestampDifferenceExceeds(e->asked, now,
+									(e->known ? BLOOM_REMOTE_SIZE_TTL :
+									 BLOOM_REMOTE_SIZE_FAILURE_TTL) * 1000))
 	{
 		*tuples = e->tuples;
 		*pages = e->pages;
@@ -545,8 +657,9 @@ bloom_remote_size(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
 	/*
 	 * Not asked now, and not remembered (the next plan may ask): in a
 	 * parallel worker (no subtransaction, no remote connection), while a
-	 * query with asynchronous foreign scans runs (see above), or with the
-	 * statement's timeout too near.
+	 * query with asynchronous foreign scans runs (see above), after a lookup
+	 * of this statement ran out of the bound, or with the statement's bound
+	 * spent or its timeout too near.
 	 */
 	*tuples = 0;
 	*pages = 0;
@@ -561,13 +674,19 @@ bloom_remote_size(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
 		return false;
 	}
 	bound = lookup_bound_ms();
+	if (bound_ran_out)
+	{
+		*why = "not asked: a remote-size lookup of this statement already ran out of the statement's bound";
+		return false;
+	}
 	if (bound == 0)
 	{
-		*why = "not asked: the statement's statement_timeout is too near";
+		*why = "not asked: the statement's bound for remote-size lookups is spent, or its statement_timeout is too near";
 		return false;
 	}
 	if (lookup_timeout_id == MAX_TIMEOUTS)
 		lookup_timeout_id = RegisterTimeout(USER_TIMEOUT, lookup_timeout_handler);
+	stmt_timeout_armed = get_timeout_active(STATEMENT_TIMEOUT);
 
 	reason[0] = '\0';
 
@@ -577,9 +696,7 @@ bloom_remote_size(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
 	lookup_timed_out = false;
 	PG_TRY();
 	{
-		lookup_running = true;
-		enable_timeout_after(lookup_timeout_id, bound);
-		known = ask_remote(ftrelid, userid, serverid, &t, &p,
+		known = ask_remote(ftrelid, userid, serverid, bound, &t, &p,
 						   reason, sizeof(reason));
 		lookup_running = false;
 		disable_timeout(lookup_timeout_id, false);
@@ -600,33 +717,45 @@ bloom_remote_size(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
 	{
 		ErrorData  *edata;
 		bool		ours = lookup_timed_out;
+		bool		cancel;
 
 		lookup_running = false;
 		disable_timeout(lookup_timeout_id, false);
 		lookup_timed_out = false;
-		if (ours)
-			QueryCancelPending = false; /* ours, if not taken yet */
 		MemoryContextSwitchTo(cxt);
 		edata = CopyErrorData();
 		FlushErrorState();
 		RollbackAndReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(cxt);
 		CurrentResourceOwner = owner;
-		if (!ours && edata->sqlerrcode == ERRCODE_QUERY_CANCELED &&
+
+		/*
+		 * A cancel taken here (ProcessInterrupts).  (A remote query cancelled
+		 * on the remote comes back through postgres_fdw with the same
+		 * SQLSTATE: that one is only a failed lookup.)
+		 */
+		cancel = edata->sqlerrcode == ERRCODE_QUERY_CANCELED &&
 			edata->funcname != NULL &&
-			strcmp(edata->funcname, "ProcessInterrupts") == 0)
+			strcmp(edata->funcname, "ProcessInterrupts") == 0;
+
+		/*
+		 * The statement_timeout fired while the lookup ran (it was armed and
+		 * no longer is): the plain query would have timed out too, pass it on
+		 * even if our timer fired as well.
+		 */
+		if (stmt_timeout_armed && !get_timeout_active(STATEMENT_TIMEOUT))
+			ours = false;
+		if (ours)
 		{
-			/*
-			 * The user's cancel or statement_timeout, taken here.  (A remote
-			 * query cancelled on the remote comes back through postgres_fdw
-			 * with the same SQLSTATE: that one is only a failed lookup.)
-			 */
-			passed_on = edata;
-		}
-		else if (ours)
+			QueryCancelPending = false; /* ours, if not taken yet */
+			bound_ran_out = true;
+			keep = false;
 			snprintf(reason, sizeof(reason),
 					 "the remote did not answer within %d ms (the lookup's bound)",
 					 bound);
+		}
+		else if (cancel)
+			passed_on = edata;	/* the user's cancel or statement_timeout */
 		else
 			snprintf(reason, sizeof(reason), "asking the remote failed: %s",
 					 edata->message);
@@ -638,6 +767,14 @@ bloom_remote_size(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
 
 	if (passed_on != NULL)
 		ReThrowError(passed_on);
+
+	if (!keep)
+	{
+		/* not remembered: the next statement asks again */
+		strlcpy(uncached_why, reason, sizeof(uncached_why));
+		*why = uncached_why;
+		return false;
+	}
 
 	/* the subtransaction's invalidations may have reset the cache */
 	e = size_cache_store(&key, known, t, p, now, reason);
