@@ -45,9 +45,10 @@
  * it is not made at all while a running query of this backend may have a
  * request in flight on a connection ("when a connection may be used").
  *
- * The cache.  An answer (or a failure) is kept BLOOM_REMOTE_SIZE_TTL
- * seconds, and dropped when the foreign table's definition changes (a
- * relcache invalidation: ALTER FOREIGN TABLE, its options, ANALYZE) or any
+ * The cache.  An answer is kept BLOOM_REMOTE_SIZE_TTL seconds (a failure
+ * BLOOM_REMOTE_SIZE_FAILURE_TTL; a timeout or cancel not at all), and
+ * dropped when the foreign table's definition changes (a relcache
+ * invalidation: ALTER FOREIGN TABLE, its options, ANALYZE) or any
  * server or user mapping does (their options say which remote is asked, and
  * as whom).  A table that grows tenfold on the remote is seen at the next
  * lookup.
@@ -262,20 +263,26 @@ bloom_remote_size_install(void)
  * ---- the bound ----
  *
  * A remote that accepts the connection but does not answer (its backend
- * waits for a lock that pg_relation_size() needs, or is stopped) must not
- * hold up a plan that would not have contacted it at all.  The lookup gets
- * BLOOM_REMOTE_SIZE_TIMEOUT_MS, and less if the statement's own
- * statement_timeout would come first (half of what is left: the plain query
- * would not have timed out).  When the bound passes, a timer cancels the
- * lookup's wait as a query cancel would (postgres_fdw's waits are
- * interruptible; PostgreSQL 15's connection attempt is not); the cancel is
- * caught with the lookup's other errors, the subtransaction is rolled back,
- * and postgres_fdw then cancels the remote query and rolls back its remote
- * savepoint, so the remote transaction and the connection stay usable.
- * (postgres_fdw gives that cleanup up to 30 seconds of its own when the
- * remote does not answer the cancel either, and then drops the connection
- * at the end of the transaction.)  A user's cancel, or a statement_timeout,
- * during the lookup is passed on, never swallowed.
+ * waits for a lock that pg_relation_size() needs) must not hold up a plan
+ * that would not have contacted it at all.  The lookups of one statement get
+ * BLOOM_REMOTE_SIZE_TIMEOUT_MS together, and less if the statement's own
+ * statement_timeout (or transaction_timeout) would come first (half of what
+ * is left: the plain query would not have timed out).  When the bound
+ * passes, a timer cancels the size query's wait as a query cancel would; the
+ * cancel is caught with the lookup's other errors, the subtransaction is
+ * rolled back, and postgres_fdw then cancels the remote query and rolls back
+ * its remote savepoint, so the remote transaction and the connection stay
+ * usable.  (postgres_fdw gives that cleanup up to 30 seconds of its own when
+ * the remote does not answer the cancel either, and then drops the
+ * connection at the end of the transaction.)  The timer runs only around the
+ * size query, never around GetConnection(): a cancel inside postgres_fdw's
+ * START TRANSACTION or SAVEPOINT leaves the connection unusable for the
+ * transaction.  PostgreSQL 15's connection attempt, which no cancel
+ * interrupts, is bounded by a connect_timeout instead.  (16 and later ask
+ * through the ANALYZE callback, which opens the connection itself: there the
+ * timer covers the whole call.)  After a lookup ran out of the bound, the
+ * statement asks no more, and the timeout is not remembered.  A user's
+ * cancel, or a statement_timeout that fired, during the lookup is passed on.
  */
 #define BLOOM_REMOTE_SIZE_TIMEOUT_MS	5000
 
