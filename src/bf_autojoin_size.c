@@ -189,16 +189,33 @@ size_cache_init(void)
  * lookup's error handling instead of the outer query.  So no lookup while
  * any query of this backend that has asynchronous foreign scans is started
  * and not ended (the size is still taken from the cache): counted by
- * ExecutorStart/ExecutorEnd, and reset when the transaction ends (a query
- * that fails never reaches ExecutorEnd; until then the count only errs
- * towards not asking).  A query that runs its foreign scans synchronously
+ * ExecutorStart/ExecutorEnd, and forgotten when the subtransaction a query
+ * started in is rolled back or the transaction ends (a query that fails
+ * never reaches ExecutorEnd).  A query that runs its foreign scans synchronously
  * leaves every connection idle between its calls into postgres_fdw, and a
  * lookup nested in it is one more query on an idle connection, in its own
  * savepoint, as a second scan of the same server would be.
  */
 static ExecutorStart_hook_type prev_executor_start = NULL;
 static ExecutorEnd_hook_type prev_executor_end = NULL;
+
+/*
+ * The started queries with asynchronous foreign scans, with the
+ * subtransaction each started in: a query that fails never reaches
+ * ExecutorEnd, and when its subtransaction is rolled back (a plpgsql
+ * EXCEPTION block) it runs no more.
+ */
+typedef struct AsyncQuery
+{
+	QueryDesc  *query;
+	SubTransactionId subid;
+} AsyncQuery;
+
+#define MAX_ASYNC_QUERIES	64
+static AsyncQuery async_queries[MAX_ASYNC_QUERIES];
 static int	async_queries_running = 0;
+/* more nested than the array holds: counted, not tracked, until the xact ends */
+static int	async_queries_untracked = 0;
 
 static bool
 has_async_walker(PlanState *ps, void *context)
@@ -225,14 +242,33 @@ track_executor_start(QueryDesc *queryDesc, int eflags)
 	else
 		standard_ExecutorStart(queryDesc, eflags);
 	if (has_async_scans(queryDesc))
-		async_queries_running++;
+	{
+		if (async_queries_running < MAX_ASYNC_QUERIES)
+		{
+			async_queries[async_queries_running].query = queryDesc;
+			async_queries[async_queries_running].subid = GetCurrentSubTransactionId();
+			async_queries_running++;
+		}
+		else
+			async_queries_untracked++;
+	}
 }
 
 static void
 track_executor_end(QueryDesc *queryDesc)
 {
-	if (async_queries_running > 0 && has_async_scans(queryDesc))
-		async_queries_running--;
+	int			i;
+
+	for (i = async_queries_running - 1; i >= 0; i--)
+	{
+		if (async_queries[i].query == queryDesc)
+		{
+			memmove(&async_queries[i], &async_queries[i + 1],
+					(async_queries_running - i - 1) * sizeof(AsyncQuery));
+			async_queries_running--;
+			break;
+		}
+	}
 	if (prev_executor_end)
 		prev_executor_end(queryDesc);
 	else
@@ -246,7 +282,36 @@ track_xact_end(XactEvent event, void *arg pg_attribute_unused())
 	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
 		event == XACT_EVENT_PREPARE || event == XACT_EVENT_PARALLEL_COMMIT ||
 		event == XACT_EVENT_PARALLEL_ABORT)
+	{
 		async_queries_running = 0;
+		async_queries_untracked = 0;
+	}
+}
+
+/*
+ * A subtransaction rolled back: its queries run no more.  One committed:
+ * its queries (a cursor's) now belong to its parent.
+ */
+static void
+track_subxact_end(SubXactEvent event, SubTransactionId mySubid,
+				  SubTransactionId parentSubid, void *arg pg_attribute_unused())
+{
+	int			i,
+				kept = 0;
+
+	if (event != SUBXACT_EVENT_ABORT_SUB && event != SUBXACT_EVENT_COMMIT_SUB)
+		return;
+	for (i = 0; i < async_queries_running; i++)
+	{
+		if (async_queries[i].subid == mySubid)
+		{
+			if (event == SUBXACT_EVENT_ABORT_SUB)
+				continue;
+			async_queries[i].subid = parentSubid;
+		}
+		async_queries[kept++] = async_queries[i];
+	}
+	async_queries_running = kept;
 }
 
 void
@@ -257,6 +322,7 @@ bloom_remote_size_install(void)
 	prev_executor_end = ExecutorEnd_hook;
 	ExecutorEnd_hook = track_executor_end;
 	RegisterXactCallback(track_xact_end, NULL);
+	RegisterSubXactCallback(track_subxact_end, NULL);
 }
 
 /*
@@ -675,7 +741,7 @@ bloom_remote_size(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
 		*why = "not asked in parallel mode";
 		return false;
 	}
-	if (async_queries_running > 0)
+	if (async_queries_running > 0 || async_queries_untracked > 0)
 	{
 		*why = "not asked while a query of this session with asynchronous foreign scans is running: a request of it may be in flight on the connection";
 		return false;

@@ -183,6 +183,29 @@ my $cursor = qq{
 	  or diag("$after\n$err");
 }
 
+# A query with asynchronous scans that fails inside a plpgsql EXCEPTION block
+# never reaches ExecutorEnd; its subtransaction rolled back, it runs no more,
+# and the rest of the transaction asks as usual.
+{
+	my ($ret, $out, $err) = run_debug(q{
+		BEGIN;
+		DO $$ BEGIN
+			BEGIN
+				PERFORM p.id / (p.id - 1) FROM pall p;
+			EXCEPTION WHEN division_by_zero THEN NULL;
+			END;
+		END $$;
+		EXPLAIN (VERBOSE, COSTS OFF) SELECT n.k, b.id FROM nloc n JOIN nbig b ON b.k = n.k;
+		COMMIT;
+	});
+	is($ret, 0, 'an async query failed in an EXCEPTION block: no error') or diag($err);
+	like($err, qr/relation nbig was never analyzed: the remote has about \d+ rows/,
+		'an async query failed in an EXCEPTION block: the next plan of the transaction asks the remote')
+	  or diag($err);
+	ok(has_filter($out), 'an async query failed in an EXCEPTION block: and gets the filter')
+	  or diag($out);
+}
+
 # A function called by a query without asynchronous scans asks as usual.
 {
 	my $q = 'SELECT nested_count(200000) FROM (VALUES (1)) v';
