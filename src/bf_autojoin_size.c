@@ -45,9 +45,10 @@
  * it is not made at all while a running query of this backend may have a
  * request in flight on a connection ("when a connection may be used").
  *
- * The cache.  An answer (or a failure) is kept BLOOM_REMOTE_SIZE_TTL
- * seconds, and dropped when the foreign table's definition changes (a
- * relcache invalidation: ALTER FOREIGN TABLE, its options, ANALYZE) or any
+ * The cache.  An answer is kept BLOOM_REMOTE_SIZE_TTL seconds (a failure
+ * BLOOM_REMOTE_SIZE_FAILURE_TTL; a timeout or cancel not at all), and
+ * dropped when the foreign table's definition changes (a relcache
+ * invalidation: ALTER FOREIGN TABLE, its options, ANALYZE) or any
  * server or user mapping does (their options say which remote is asked, and
  * as whom).  A table that grows tenfold on the remote is seen at the next
  * lookup.
@@ -67,6 +68,7 @@
 #include "foreign/foreign.h"
 #include "libpq-fe.h"
 #include "miscadmin.h"
+#include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/plancat.h"
 #include "storage/bufpage.h"
@@ -81,8 +83,14 @@
 #include "utils/timeout.h"
 #include "utils/timestamp.h"
 
-/* how long an answer is kept, in seconds */
+/*
+ * How long an answer is kept, in seconds; a failure (no connection, no user
+ * mapping, no such remote table) for less, as it is often soon mended.  A
+ * lookup that ran out of its bound or was cancelled is not kept at all: the
+ * next statement asks again.
+ */
 #define BLOOM_REMOTE_SIZE_TTL	600
+#define BLOOM_REMOTE_SIZE_FAILURE_TTL	30
 
 typedef struct RemoteSizeKey
 {
@@ -181,16 +189,33 @@ size_cache_init(void)
  * lookup's error handling instead of the outer query.  So no lookup while
  * any query of this backend that has asynchronous foreign scans is started
  * and not ended (the size is still taken from the cache): counted by
- * ExecutorStart/ExecutorEnd, and reset when the transaction ends (a query
- * that fails never reaches ExecutorEnd; until then the count only errs
- * towards not asking).  A query that runs its foreign scans synchronously
+ * ExecutorStart/ExecutorEnd, and forgotten when the subtransaction a query
+ * started in is rolled back or the transaction ends (a query that fails
+ * never reaches ExecutorEnd).  A query that runs its foreign scans synchronously
  * leaves every connection idle between its calls into postgres_fdw, and a
  * lookup nested in it is one more query on an idle connection, in its own
  * savepoint, as a second scan of the same server would be.
  */
 static ExecutorStart_hook_type prev_executor_start = NULL;
 static ExecutorEnd_hook_type prev_executor_end = NULL;
+
+/*
+ * The started queries with asynchronous foreign scans, with the
+ * subtransaction each started in: a query that fails never reaches
+ * ExecutorEnd, and when its subtransaction is rolled back (a plpgsql
+ * EXCEPTION block) it runs no more.
+ */
+typedef struct AsyncQuery
+{
+	QueryDesc  *query;
+	SubTransactionId subid;
+} AsyncQuery;
+
+#define MAX_ASYNC_QUERIES	64
+static AsyncQuery async_queries[MAX_ASYNC_QUERIES];
 static int	async_queries_running = 0;
+/* more nested than the array holds: counted, not tracked, until the xact ends */
+static int	async_queries_untracked = 0;
 
 static bool
 has_async_walker(PlanState *ps, void *context)
@@ -217,14 +242,33 @@ track_executor_start(QueryDesc *queryDesc, int eflags)
 	else
 		standard_ExecutorStart(queryDesc, eflags);
 	if (has_async_scans(queryDesc))
-		async_queries_running++;
+	{
+		if (async_queries_running < MAX_ASYNC_QUERIES)
+		{
+			async_queries[async_queries_running].query = queryDesc;
+			async_queries[async_queries_running].subid = GetCurrentSubTransactionId();
+			async_queries_running++;
+		}
+		else
+			async_queries_untracked++;
+	}
 }
 
 static void
 track_executor_end(QueryDesc *queryDesc)
 {
-	if (async_queries_running > 0 && has_async_scans(queryDesc))
-		async_queries_running--;
+	int			i;
+
+	for (i = async_queries_running - 1; i >= 0; i--)
+	{
+		if (async_queries[i].query == queryDesc)
+		{
+			memmove(&async_queries[i], &async_queries[i + 1],
+					(async_queries_running - i - 1) * sizeof(AsyncQuery));
+			async_queries_running--;
+			break;
+		}
+	}
 	if (prev_executor_end)
 		prev_executor_end(queryDesc);
 	else
@@ -238,7 +282,36 @@ track_xact_end(XactEvent event, void *arg pg_attribute_unused())
 	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
 		event == XACT_EVENT_PREPARE || event == XACT_EVENT_PARALLEL_COMMIT ||
 		event == XACT_EVENT_PARALLEL_ABORT)
+	{
 		async_queries_running = 0;
+		async_queries_untracked = 0;
+	}
+}
+
+/*
+ * A subtransaction rolled back: its queries run no more.  One committed:
+ * its queries (a cursor's) now belong to its parent.
+ */
+static void
+track_subxact_end(SubXactEvent event, SubTransactionId mySubid,
+				  SubTransactionId parentSubid, void *arg pg_attribute_unused())
+{
+	int			i,
+				kept = 0;
+
+	if (event != SUBXACT_EVENT_ABORT_SUB && event != SUBXACT_EVENT_COMMIT_SUB)
+		return;
+	for (i = 0; i < async_queries_running; i++)
+	{
+		if (async_queries[i].subid == mySubid)
+		{
+			if (event == SUBXACT_EVENT_ABORT_SUB)
+				continue;
+			async_queries[i].subid = parentSubid;
+		}
+		async_queries[kept++] = async_queries[i];
+	}
+	async_queries_running = kept;
 }
 
 void
@@ -249,26 +322,33 @@ bloom_remote_size_install(void)
 	prev_executor_end = ExecutorEnd_hook;
 	ExecutorEnd_hook = track_executor_end;
 	RegisterXactCallback(track_xact_end, NULL);
+	RegisterSubXactCallback(track_subxact_end, NULL);
 }
 
 /*
  * ---- the bound ----
  *
  * A remote that accepts the connection but does not answer (its backend
- * waits for a lock that pg_relation_size() needs, or is stopped) must not
- * hold up a plan that would not have contacted it at all.  The lookup gets
- * BLOOM_REMOTE_SIZE_TIMEOUT_MS, and less if the statement's own
- * statement_timeout would come first (half of what is left: the plain query
- * would not have timed out).  When the bound passes, a timer cancels the
- * lookup's wait as a query cancel would (postgres_fdw's waits are
- * interruptible; PostgreSQL 15's connection attempt is not); the cancel is
- * caught with the lookup's other errors, the subtransaction is rolled back,
- * and postgres_fdw then cancels the remote query and rolls back its remote
- * savepoint, so the remote transaction and the connection stay usable.
- * (postgres_fdw gives that cleanup up to 30 seconds of its own when the
- * remote does not answer the cancel either, and then drops the connection
- * at the end of the transaction.)  A user's cancel, or a statement_timeout,
- * during the lookup is passed on, never swallowed.
+ * waits for a lock that pg_relation_size() needs) must not hold up a plan
+ * that would not have contacted it at all.  The lookups of one statement get
+ * BLOOM_REMOTE_SIZE_TIMEOUT_MS together, and less if the statement's own
+ * statement_timeout (or transaction_timeout) would come first (half of what
+ * is left: the plain query would not have timed out).  When the bound
+ * passes, a timer cancels the size query's wait as a query cancel would; the
+ * cancel is caught with the lookup's other errors, the subtransaction is
+ * rolled back, and postgres_fdw then cancels the remote query and rolls back
+ * its remote savepoint, so the remote transaction and the connection stay
+ * usable.  (postgres_fdw gives that cleanup up to 30 seconds of its own when
+ * the remote does not answer the cancel either, and then drops the
+ * connection at the end of the transaction.)  The timer runs only around the
+ * size query, never around GetConnection(): a cancel inside postgres_fdw's
+ * START TRANSACTION or SAVEPOINT leaves the connection unusable for the
+ * transaction.  PostgreSQL 15's connection attempt, which no cancel
+ * interrupts, is bounded by a connect_timeout instead.  (16 and later ask
+ * through the ANALYZE callback, which opens the connection itself: there the
+ * timer covers the whole call.)  After a lookup ran out of the bound, the
+ * statement asks no more, and the timeout is not remembered.  A user's
+ * cancel, or a statement_timeout that fired, during the lookup is passed on.
  */
 #define BLOOM_REMOTE_SIZE_TIMEOUT_MS	5000
 
@@ -276,10 +356,24 @@ static TimeoutId lookup_timeout_id = MAX_TIMEOUTS;
 static volatile sig_atomic_t lookup_running = false;
 static volatile sig_atomic_t lookup_timed_out = false;
 
+/*
+ * One bound per statement, not per lookup: a plain EXPLAIN over many
+ * never-analyzed partitions of a blocked remote waits at most one bound, and
+ * once a lookup of the statement has run out of it, the statement asks no
+ * more.  Keyed on the statement's start (GetCurrentStatementStartTimestamp).
+ */
+static TimestampTz bound_statement = 0;
+static TimestampTz bound_deadline = 0;
+static bool bound_ran_out = false;
+
 static void
 lookup_timeout_handler(void)
 {
-	if (lookup_running)
+	/*
+	 * Claim the cancel only if none is pending yet: a user's cancel or the
+	 * statement_timeout already asked for it, and it is theirs.
+	 */
+	if (lookup_running && !QueryCancelPending)
 	{
 		lookup_timed_out = true;
 		QueryCancelPending = true;
@@ -289,30 +383,59 @@ lookup_timeout_handler(void)
 }
 
 /*
- * Milliseconds the lookup may take, or 0 if it should not start: the
- * statement's own timeout is too near.  (Not inlined: its locals would sit
- * in bloom_remote_size()'s frame across PG_TRY's setjmp.)
+ * Milliseconds left before the timeout id fires, halved (the plain query
+ * would not have timed out), or -1 if it is not armed.
+ */
+static double
+half_left_ms(TimeoutId id, TimestampTz now)
+{
+	long		secs;
+	int			usecs;
+	TimestampTz fin;
+
+	if (!get_timeout_active(id))
+		return -1;
+	fin = get_timeout_finish_time(id);
+	if (fin <= now)
+		return 0;
+	TimestampDifference(now, fin, &secs, &usecs);
+	return (secs * 1000.0 + usecs / 1000.0) / 2.0;
+}
+
+/*
+ * Milliseconds the lookup may still take, or 0 if it should not start: the
+ * statement's bound is spent, or its statement_timeout (or, on 17 and later,
+ * transaction_timeout) is too near.  (Not inlined: its locals would sit in
+ * bloom_remote_size()'s frame across PG_TRY's setjmp.)
  */
 static pg_noinline int
 lookup_bound_ms(void)
 {
-	int			bound = BLOOM_REMOTE_SIZE_TIMEOUT_MS;
+	TimestampTz now = GetCurrentTimestamp();
+	TimestampTz stmt = GetCurrentStatementStartTimestamp();
+	double		bound;
+	double		left;
 
-	if (get_timeout_active(STATEMENT_TIMEOUT))
+	if (stmt != bound_statement)
 	{
-		long		secs;
-		int			usecs;
-		TimestampTz fin = get_timeout_finish_time(STATEMENT_TIMEOUT);
-		TimestampTz now = GetCurrentTimestamp();
-
-		if (fin <= now)
-			return 0;
-		TimestampDifference(now, fin, &secs, &usecs);
-		bound = (int) Min((double) bound, (secs * 1000.0 + usecs / 1000.0) / 2.0);
-		if (bound < 10)
-			return 0;
+		bound_statement = stmt;
+		bound_deadline = TimestampTzPlusMilliseconds(now, BLOOM_REMOTE_SIZE_TIMEOUT_MS);
+		bound_ran_out = false;
 	}
-	return bound;
+	if (bound_deadline <= now)
+		return 0;
+	bound = (bound_deadline - now) / 1000.0;
+	left = half_left_ms(STATEMENT_TIMEOUT, now);
+	if (left >= 0)
+		bound = Min(bound, left);
+#ifdef BF_HAVE_TRANSACTION_TIMEOUT
+	left = half_left_ms(TRANSACTION_TIMEOUT, now);
+	if (left >= 0)
+		bound = Min(bound, left);
+#endif
+	if (bound < 10)
+		return 0;
+	return (int) bound;
 }
 
 /* The value of a foreign table's option, or dflt. */
@@ -389,15 +512,63 @@ ask_fdw_analyze(Oid ftrelid, double density, double *tuples, double *pages,
 }
 
 /*
+ * Start the lookup's timer: what is left of the statement's bound (the
+ * connection may have taken some of it), at least 1 ms.
+ */
+static void
+arm_bound(int bound)
+{
+	int			left = lookup_bound_ms();
+
+	lookup_running = true;
+	enable_timeout_after(lookup_timeout_id, Max(1, Min(bound, left)));
+}
+
+/*
+ * The user mapping with a connect_timeout of the lookup's bound (in whole
+ * seconds, at least 2, as libpq takes it) unless the server or the mapping
+ * sets one: PostgreSQL 15's postgres_fdw connects with PQconnectdbParams(),
+ * which no cancel interrupts, and passes any libpq option through.  (The
+ * connection is then kept for the session's scans with that option: it only
+ * bounds connecting.)
+ */
+static UserMapping *
+with_connect_timeout(UserMapping *um, Oid serverid, int bound)
+{
+	ForeignServer *server = GetForeignServer(serverid);
+	UserMapping *copy;
+	ListCell   *lc;
+
+	foreach(lc, server->options)
+	{
+		if (strcmp(((DefElem *) lfirst(lc))->defname, "connect_timeout") == 0)
+			return um;
+	}
+	foreach(lc, um->options)
+	{
+		if (strcmp(((DefElem *) lfirst(lc))->defname, "connect_timeout") == 0)
+			return um;
+	}
+	copy = (UserMapping *) palloc(sizeof(UserMapping));
+	*copy = *um;
+	copy->options = lappend(list_copy(um->options),
+							makeDefElem("connect_timeout",
+										(Node *) makeString(psprintf("%d", Max(2, (bound + 999) / 1000))),
+										-1));
+	return copy;
+}
+
+/*
  * Ask the remote.  Runs inside the caller's subtransaction: may raise
  * anything; returns false with *why for an answer that gives no size.
  */
 static bool
-ask_remote(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
+ask_remote(Oid ftrelid, Oid userid, Oid serverid, int bound, double *tuples,
 		   double *pages, char *why, size_t whylen)
 {
 	ForeignTable *ft = GetForeignTable(ftrelid);
-	UserMapping *um = GetUserMapping(userid, serverid);
+	UserMapping *um = with_connect_timeout(GetUserMapping(userid, serverid),
+										   serverid, bound);
 	char	   *nspname = table_option(ft, "schema_name",
 									   get_namespace_name(get_rel_namespace(ftrelid)));
 	char	   *relname = table_option(ft, "table_name", get_rel_name(ftrelid));
@@ -428,6 +599,7 @@ ask_remote(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
 			fdw_exec_query == NULL)
 		{
 			fdw_get_connection = NULL;
+			arm_bound(bound);
 			return ask_fdw_analyze(ftrelid, density, tuples, pages, why, whylen);
 		}
 	}
@@ -441,7 +613,15 @@ ask_remote(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
 					 "SELECT relid FROM pg_catalog.pg_partition_tree(%s) WHERE isleaf)",
 					 quote_literal_cstr(qualified), quote_literal_cstr(qualified));
 
+	/*
+	 * Not under the timer: a cancel inside postgres_fdw's own START
+	 * TRANSACTION or SAVEPOINT (begin_remote_xact) would leave the
+	 * connection unusable for the rest of the transaction ("cannot be used
+	 * due to abort cleanup failure"), an ERROR the plain query would not
+	 * have.  The connection attempt is bounded by connect_timeout instead.
+	 */
 	conn = fdw_get_connection(um, false, &state);
+	arm_bound(bound);
 	res = fdw_exec_query(conn, sql.data, state);
 	*tuples = 0;
 	*pages = 0;
@@ -494,7 +674,7 @@ ask_remote(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
 	return ok;
 }
 
-/* Remember an answer (or a failure) for BLOOM_REMOTE_SIZE_TTL seconds. */
+/* Remember an answer (or a failure). */
 static RemoteSizeEntry *
 size_cache_store(const RemoteSizeKey *key, bool known, double tuples,
 				 double pages, TimestampTz asked, const char *why)
@@ -514,6 +694,7 @@ bool
 bloom_remote_size(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
 				  double *pages, const char **why)
 {
+	static char uncached_why[160];
 	RemoteSizeKey key;
 	RemoteSizeEntry *e;
 	bool		found;
@@ -521,11 +702,13 @@ bloom_remote_size(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
 	MemoryContext cxt = CurrentMemoryContext;
 	ResourceOwner owner = CurrentResourceOwner;
 	bool		known = false;
+	bool		keep = true;
 	double		t = 0,
 				p = 0;
 	char		reason[128];
 	ErrorData  *passed_on = NULL;
 	int			bound;
+	bool		stmt_timeout_armed;
 
 	if (size_cache == NULL)
 		size_cache_init();
@@ -534,7 +717,9 @@ bloom_remote_size(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
 	key.userid = userid;
 	e = (RemoteSizeEntry *) hash_search(size_cache, &key, HASH_FIND, &found);
 	if (found &&
-		!TimestampDifferenceExceeds(e->asked, now, BLOOM_REMOTE_SIZE_TTL * 1000))
+		!TimestampDifferenceExceeds(e->asked, now,
+									(e->known ? BLOOM_REMOTE_SIZE_TTL :
+									 BLOOM_REMOTE_SIZE_FAILURE_TTL) * 1000))
 	{
 		*tuples = e->tuples;
 		*pages = e->pages;
@@ -545,8 +730,9 @@ bloom_remote_size(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
 	/*
 	 * Not asked now, and not remembered (the next plan may ask): in a
 	 * parallel worker (no subtransaction, no remote connection), while a
-	 * query with asynchronous foreign scans runs (see above), or with the
-	 * statement's timeout too near.
+	 * query with asynchronous foreign scans runs (see above), after a lookup
+	 * of this statement ran out of the bound, or with the statement's bound
+	 * spent or its timeout too near.
 	 */
 	*tuples = 0;
 	*pages = 0;
@@ -555,19 +741,25 @@ bloom_remote_size(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
 		*why = "not asked in parallel mode";
 		return false;
 	}
-	if (async_queries_running > 0)
+	if (async_queries_running > 0 || async_queries_untracked > 0)
 	{
 		*why = "not asked while a query of this session with asynchronous foreign scans is running: a request of it may be in flight on the connection";
 		return false;
 	}
 	bound = lookup_bound_ms();
+	if (bound_ran_out)
+	{
+		*why = "not asked: a remote-size lookup of this statement already ran out of the statement's bound";
+		return false;
+	}
 	if (bound == 0)
 	{
-		*why = "not asked: the statement's statement_timeout is too near";
+		*why = "not asked: the statement's bound for remote-size lookups is spent, or its statement_timeout is too near";
 		return false;
 	}
 	if (lookup_timeout_id == MAX_TIMEOUTS)
 		lookup_timeout_id = RegisterTimeout(USER_TIMEOUT, lookup_timeout_handler);
+	stmt_timeout_armed = get_timeout_active(STATEMENT_TIMEOUT);
 
 	reason[0] = '\0';
 
@@ -577,9 +769,7 @@ bloom_remote_size(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
 	lookup_timed_out = false;
 	PG_TRY();
 	{
-		lookup_running = true;
-		enable_timeout_after(lookup_timeout_id, bound);
-		known = ask_remote(ftrelid, userid, serverid, &t, &p,
+		known = ask_remote(ftrelid, userid, serverid, bound, &t, &p,
 						   reason, sizeof(reason));
 		lookup_running = false;
 		disable_timeout(lookup_timeout_id, false);
@@ -600,33 +790,45 @@ bloom_remote_size(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
 	{
 		ErrorData  *edata;
 		bool		ours = lookup_timed_out;
+		bool		cancel;
 
 		lookup_running = false;
 		disable_timeout(lookup_timeout_id, false);
 		lookup_timed_out = false;
-		if (ours)
-			QueryCancelPending = false; /* ours, if not taken yet */
 		MemoryContextSwitchTo(cxt);
 		edata = CopyErrorData();
 		FlushErrorState();
 		RollbackAndReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(cxt);
 		CurrentResourceOwner = owner;
-		if (!ours && edata->sqlerrcode == ERRCODE_QUERY_CANCELED &&
+
+		/*
+		 * A cancel taken here (ProcessInterrupts).  (A remote query cancelled
+		 * on the remote comes back through postgres_fdw with the same
+		 * SQLSTATE: that one is only a failed lookup.)
+		 */
+		cancel = edata->sqlerrcode == ERRCODE_QUERY_CANCELED &&
 			edata->funcname != NULL &&
-			strcmp(edata->funcname, "ProcessInterrupts") == 0)
+			strcmp(edata->funcname, "ProcessInterrupts") == 0;
+
+		/*
+		 * The statement_timeout fired while the lookup ran (it was armed and
+		 * no longer is): the plain query would have timed out too, pass it on
+		 * even if our timer fired as well.
+		 */
+		if (stmt_timeout_armed && !get_timeout_active(STATEMENT_TIMEOUT))
+			ours = false;
+		if (ours)
 		{
-			/*
-			 * The user's cancel or statement_timeout, taken here.  (A remote
-			 * query cancelled on the remote comes back through postgres_fdw
-			 * with the same SQLSTATE: that one is only a failed lookup.)
-			 */
-			passed_on = edata;
-		}
-		else if (ours)
+			QueryCancelPending = false; /* ours, if not taken yet */
+			bound_ran_out = true;
+			keep = false;
 			snprintf(reason, sizeof(reason),
 					 "the remote did not answer within %d ms (the lookup's bound)",
 					 bound);
+		}
+		else if (cancel)
+			passed_on = edata;	/* the user's cancel or statement_timeout */
 		else
 			snprintf(reason, sizeof(reason), "asking the remote failed: %s",
 					 edata->message);
@@ -638,6 +840,14 @@ bloom_remote_size(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
 
 	if (passed_on != NULL)
 		ReThrowError(passed_on);
+
+	if (!keep)
+	{
+		/* not remembered: the next statement asks again */
+		strlcpy(uncached_why, reason, sizeof(uncached_why));
+		*why = uncached_why;
+		return false;
+	}
 
 	/* the subtransaction's invalidations may have reset the cache */
 	e = size_cache_store(&key, known, t, p, now, reason);

@@ -59,6 +59,11 @@
 #define COLLPROVIDER_BUILTIN 'b'
 #endif
 
+/* transaction_timeout (and its TRANSACTION_TIMEOUT timer) exists from 17. */
+#if PG_VERSION_NUM >= 170000
+#define BF_HAVE_TRANSACTION_TIMEOUT 1
+#endif
+
 /*
  * 17 gave subquery_planner() the set operation of the query it plans (NULL:
  * not one).

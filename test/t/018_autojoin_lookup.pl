@@ -63,6 +63,8 @@ $coord->safe_psql('postgres', qq{
 	CREATE USER MAPPING FOR CURRENT_USER SERVER r1;
 	CREATE FOREIGN TABLE nbig (id int, k int) SERVER r1;
 	CREATE FOREIGN TABLE nlocked (id int, k int) SERVER r1;
+	CREATE FOREIGN TABLE nlocked2 (id int, k int) SERVER r1 OPTIONS (table_name 'nlocked');
+	CREATE FOREIGN TABLE nstop (id int, k int) SERVER r1 OPTIONS (table_name 'nbig');
 	-- partitioned over two foreign tables of the same server: an async Append
 	CREATE TABLE pall (id int, k int) PARTITION BY RANGE (id);
 	CREATE FOREIGN TABLE pall_a PARTITION OF pall FOR VALUES FROM (MINVALUE) TO (3001)
@@ -181,6 +183,29 @@ my $cursor = qq{
 	  or diag("$after\n$err");
 }
 
+# A query with asynchronous scans that fails inside a plpgsql EXCEPTION block
+# never reaches ExecutorEnd; its subtransaction rolled back, it runs no more,
+# and the rest of the transaction asks as usual.
+{
+	my ($ret, $out, $err) = run_debug(q{
+		BEGIN;
+		DO $$ BEGIN
+			BEGIN
+				PERFORM p.id / (p.id - 1) FROM pall p;
+			EXCEPTION WHEN division_by_zero THEN NULL;
+			END;
+		END $$;
+		EXPLAIN (VERBOSE, COSTS OFF) SELECT n.k, b.id FROM nloc n JOIN nbig b ON b.k = n.k;
+		COMMIT;
+	});
+	is($ret, 0, 'an async query failed in an EXCEPTION block: no error') or diag($err);
+	like($err, qr/relation nbig was never analyzed: the remote has about \d+ rows/,
+		'an async query failed in an EXCEPTION block: the next plan of the transaction asks the remote')
+	  or diag($err);
+	ok(has_filter($out), 'an async query failed in an EXCEPTION block: and gets the filter')
+	  or diag($out);
+}
+
 # A function called by a query without asynchronous scans asks as usual.
 {
 	my $q = 'SELECT nested_count(200000) FROM (VALUES (1)) v';
@@ -269,12 +294,145 @@ $remote->safe_psql('postgres',
 	like($err, qr/relation nlocked was never analyzed and its remote size is unknown \(asking the remote failed: (?:the remote did not answer: )?canceling statement due to user request/,
 		'a remote cancel: DEBUG1 says the lookup failed');
 }
-$remote->safe_psql('postgres', "COMMIT PREPARED 'hold'");
+# Two tables of the blocked remote in one statement: one bound per
+# statement, not one per lookup; after it runs out, the statement asks no more.
+{
+	my ($ret, $out, $err, $to) = run_debug(q{
+		EXPLAIN (VERBOSE, COSTS OFF) SELECT n.k, b.id, c.id FROM nloc n
+			JOIN nlocked b ON b.k = n.k JOIN nlocked2 c ON c.k = n.k;
+	}, timeout => 90);
+	is($ret, 0, 'two blocked tables in one statement: no error') or diag($err);
+	my @waited = $err =~ /the remote did not answer within \d+ ms/g;
+	is(scalar(@waited), 1, 'two blocked tables in one statement: one lookup waits for the bound')
+	  or diag($err);
+	like($err, qr/relation nlocked2? was never analyzed and its remote size is unknown \(not asked: a remote-size lookup of this statement already ran out of the statement's bound/,
+		'two blocked tables in one statement: the other lookup is skipped (DEBUG1)') or diag($err);
+}
+
+# A timeout is not remembered: in the same session, once the lock is gone,
+# the next statement asks again and gets the filter.
+{
+	my ($in, $out, $err) = ('', '', '');
+	my $h = IPC::Run::start(
+		[ 'psql', '-XAtq', '-d', $coord->connstr('postgres') ],
+		'<', \$in, '>', \$out, '2>', \$err, IPC::Run::timeout(120));
+	$in .= "SET client_min_messages = debug1;\n"
+	  . "EXPLAIN (VERBOSE, COSTS OFF) SELECT n.k, b.id FROM nloc n JOIN nlocked b ON b.k = n.k;\n"
+	  . "\\echo first_done\n";
+	$h->pump until $out =~ /first_done/;
+	like($err, qr/relation nlocked was never analyzed and its remote size is unknown \(the remote did not answer within/,
+		'a timeout: the first statement waits for the bound') or diag($err);
+	ok(no_filter($out), 'a timeout: no filter then');
+	$remote->safe_psql('postgres', "COMMIT PREPARED 'hold'");
+	$out = '';
+	$in .= "EXPLAIN (VERBOSE, COSTS OFF) SELECT n.k, b.id FROM nloc n JOIN nlocked b ON b.k = n.k;\n"
+	  . "\\echo second_done\n\\q\n";
+	$h->pump until $out =~ /second_done/;
+	$h->finish;
+	ok(has_filter($out), 'a timeout is not remembered: the next statement of the session asks again and gets the filter')
+	  or diag("$out\n$err");
+}
 {
 	my $q = 'SELECT n.k, b.id FROM nloc n JOIN nlocked b ON b.k = n.k';
 	is(rows_of($q, 'on'), rows_of($q, 'off'), 'the lock released: same rows on and off');
 	ok(has_filter($coord->safe_psql('postgres', "EXPLAIN (VERBOSE, COSTS OFF) $q")),
 		'the lock released: a new session asks again and gets the filter');
+}
+
+# ---- 2b. a remote backend that stops answering ----------------------------
+# The session's connection is open and idle; its remote backend is stopped.
+# postgres_fdw's own START TRANSACTION then waits (as the plain join's would);
+# the lookup's bound must not cancel it there (that would leave the
+# connection unusable for the transaction: "cannot be used due to abort
+# cleanup failure"), only the size query.  Resumed after more than the bound,
+# the join runs and counts its rows.
+# 16 and later ask through postgres_fdw's ANALYZE callback, which opens the
+# remote transaction itself: there the bound cannot leave it out (known, see
+# the README): expected failures, reported as TODO
+my $todo_16 = $coord->pg_version >= 16
+  ? "PostgreSQL 16+: the lookup's bound also covers postgres_fdw's START TRANSACTION"
+  : undef;
+sub stop_remote_backend
+{
+	my ($appname) = @_;
+	my $pid = $remote->safe_psql('postgres',
+		"SELECT pid FROM pg_stat_activity WHERE application_name = '$appname'");
+	die "no remote backend $appname" unless $pid =~ /^\d+$/;
+	kill 'STOP', $pid or die "kill STOP $pid: $!";
+	return $pid;
+}
+{
+	my ($in, $out, $err) = ('', '', '');
+	my $h = IPC::Run::start(
+		[ 'env', 'PGAPPNAME=stop_test', 'psql', '-XAtq', '-d', $coord->connstr('postgres') ],
+		'<', \$in, '>', \$out, '2>', \$err, IPC::Run::timeout(150));
+	$in .= "SET postgres_fdw.application_name = 'j18a_stopped';\n"
+	  . "SELECT count(*) FROM pall_a;\n\\echo ready\n";
+	$h->pump until $out =~ /ready/;
+	my $pid = stop_remote_backend('j18a_stopped');
+	$out = '';
+	$in .= "SET client_min_messages = debug1;\n"
+	  . "SELECT count(*) FROM nloc n JOIN nstop b ON b.k = n.k;\n\\echo joined\n";
+	$h->pump_nb;
+	ok($coord->poll_query_until('postgres', q{
+		SELECT count(*) = 1 FROM pg_stat_activity
+		WHERE application_name = 'stop_test' AND wait_event_type = 'Extension'}),
+		'a stopped remote backend: the join waits for it');
+	sleep(7);	# more than the lookup's bound
+	kill 'CONT', $pid;
+	$h->pump until $out =~ /joined/;
+	{
+		local $main::TODO = $todo_16;
+		unlike($err, qr/ERROR/, 'a stopped remote backend resumed after the bound: no error')
+		  or diag($err);
+		like($out, qr/^1998$/m, 'a stopped remote backend resumed after the bound: the join counts its 1998 rows');
+	}
+
+	# the statement_timeout passes while postgres_fdw starts the remote
+	# transaction: the statement is cancelled as the plain one would be
+	$out = '';
+	$in .= "SELECT count(*) FROM pall_a;\n\\echo ready_again\n";
+	$h->pump until $out =~ /ready_again/;
+	$pid = stop_remote_backend('j18a_stopped');
+	$out = '';
+	$err = '';
+	$in .= "SET statement_timeout = '2s';\n"
+	  . "SELECT count(*) FROM nloc n JOIN nstop b ON b.k = n.k;\n\\echo timed\n\\q\n";
+	$h->pump until $out =~ /timed/;
+	kill 'CONT', $pid;
+	$h->finish;
+	{
+		local $main::TODO = $todo_16;
+		like($err, qr/canceling statement due to statement timeout/,
+			'a stopped remote backend under statement_timeout: the statement times out as the plain one would')
+		  or diag($err);
+	}
+}
+
+# A remote postmaster that accepts connections and never answers: on
+# PostgreSQL 15 the connection attempt itself cannot be cancelled; the
+# lookup gives it a connect_timeout, so a plain EXPLAIN does not hang.
+{
+	$coord->safe_psql('postgres', qq{
+		CREATE SERVER r_stop FOREIGN DATA WRAPPER postgres_fdw
+			OPTIONS (host '127.0.0.1', port '$port', dbname 'postgres', extensions 'bloomfilter');
+		CREATE USER MAPPING FOR CURRENT_USER SERVER r_stop;
+		CREATE FOREIGN TABLE nstopped (id int, k int) SERVER r_stop OPTIONS (table_name 'nbig');
+	});
+	my $pmpid = slurp_file($remote->data_dir . '/postmaster.pid');
+	($pmpid) = $pmpid =~ /^(\d+)/;
+	kill 'STOP', $pmpid or die "kill STOP $pmpid: $!";
+	my ($ret, $out, $err, $to) = run_debug(
+		'EXPLAIN (VERBOSE, COSTS OFF) SELECT n.k, b.id FROM nloc n JOIN nstopped b ON b.k = n.k;',
+		timeout => 60);
+	kill 'CONT', $pmpid;
+	ok(!$to, 'a stopped remote postmaster: EXPLAIN does not hang');
+	is($ret, 0, 'a stopped remote postmaster: no error') or diag($err);
+	ok(no_filter($out), 'a stopped remote postmaster: no filter');
+	# 15: connect_timeout; 16 and later: the connection attempt is
+	# interruptible and the bound cancels it
+	like($err, qr/relation nstopped was never analyzed and its remote size is unknown \((?:asking the remote failed|the remote did not answer within)/,
+		'a stopped remote postmaster: DEBUG1 says the lookup failed') or diag($err);
 }
 
 # ---- 3. a remembered size is forgotten when the table it names changes ----
