@@ -622,7 +622,7 @@ bloom_autojoin_install(void)
 {
 	prev_join_search_hook = join_search_hook;
 	join_search_hook = bloom_join_search;
-	bloom_remote_size_install();
+	bloom_autojoin_guard_install();
 	installed = true;
 }
 

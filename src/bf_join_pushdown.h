@@ -1,6 +1,6 @@
 /*
  * bf_join_pushdown.h
- *		Declarations shared by the three files of automatic Bloom-joins
+ *		Declarations shared by the four files of automatic Bloom-joins
  *		(bloomfilter.join_pushdown):
  *
  *		bf_autojoin.c		the join_search_hook (once per query level), the
@@ -12,10 +12,13 @@
  *							the probe clause, and the foreign relation's (and
  *							partitioned parent's) size and paths redone;
  *							what a filter's subquery may hold;
- *		bf_autojoin_size.c	the remote size of a foreign table never analyzed.
+ *		bf_autojoin_size.c	the remote size of a foreign table never analyzed;
+ *		bf_autojoin_guard.c	whether a lookup may use a connection now (no
+ *							query with asynchronous foreign scans running).
  *
  * Calls go one way: bf_autojoin.c -> bf_autojoin_plan.c -> bf_autojoin_size.c
- * (bf_autojoin.c also installs bf_autojoin_size.c's executor hooks).
+ * -> bf_autojoin_guard.c (bf_autojoin.c also installs the guard's executor
+ * hooks).
  */
 #ifndef BF_JOIN_PUSHDOWN_H
 #define BF_JOIN_PUSHDOWN_H
@@ -113,11 +116,16 @@ extern void bloom_autojoin_apply_filter(PlannerInfo *root, const BloomObjects *b
 extern bool bloom_remote_size(Oid ftrelid, Oid userid, Oid serverid,
 							  double *tuples, double *pages, const char **why);
 
+/* ---- bf_autojoin_guard.c ---- */
+
 /*
  * Installs the executor hooks that tell bloom_remote_size() when a query
  * with asynchronous foreign scans is running (called with the planner's
  * hook, by bf_autojoin.c).
  */
-extern void bloom_remote_size_install(void);
+extern void bloom_autojoin_guard_install(void);
+
+/* Is such a query started and not ended (no lookup then)? */
+extern bool bloom_autojoin_async_running(void);
 
 #endif							/* BF_JOIN_PUSHDOWN_H */
