@@ -51,7 +51,7 @@ if [ "$failed" -gt 0 ]; then
 fi
 
 step "core unit tests (ASan/UBSan)" make check-core
-step "fuzzing the validators, text codec and filter operations (libFuzzer, 6 targets x 30 s)" \
+step "fuzzing the validators, text codec and filter operations (libFuzzer, 8 targets x 30 s)" \
 	env FUZZ_SECONDS="${FUZZ_SECONDS:-30}" bash test/fuzz/run.sh
 step "pg_regress" regress
 step "README examples run as shown (test/readme_test.py)" pg_virtualenv -t python3 test/readme_test.py
