@@ -62,14 +62,12 @@
 #include "access/xact.h"
 #include "catalog/pg_class.h"
 #include "commands/defrem.h"
-#include "executor/executor.h"
 #include "fmgr.h"
 #include "foreign/fdwapi.h"
 #include "foreign/foreign.h"
 #include "libpq-fe.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
-#include "nodes/nodeFuncs.h"
 #include "optimizer/plancat.h"
 #include "storage/bufpage.h"
 #include "storage/latch.h"
@@ -288,13 +286,13 @@ lookup_bound_ms(void)
 	return (int) bound;
 }
 
-/* The value of a foreign table's option, or dflt. */
+/* The value of option name in a foreign object's options, or dflt. */
 static char *
-table_option(ForeignTable *ft, const char *name, char *dflt)
+fdw_option(List *options, const char *name, char *dflt)
 {
 	ListCell   *lc;
 
-	foreach(lc, ft->options)
+	foreach(lc, options)
 	{
 		DefElem    *def = (DefElem *) lfirst(lc);
 
@@ -387,18 +385,10 @@ with_connect_timeout(UserMapping *um, Oid serverid, int bound)
 {
 	ForeignServer *server = GetForeignServer(serverid);
 	UserMapping *copy;
-	ListCell   *lc;
 
-	foreach(lc, server->options)
-	{
-		if (strcmp(((DefElem *) lfirst(lc))->defname, "connect_timeout") == 0)
-			return um;
-	}
-	foreach(lc, um->options)
-	{
-		if (strcmp(((DefElem *) lfirst(lc))->defname, "connect_timeout") == 0)
-			return um;
-	}
+	if (fdw_option(server->options, "connect_timeout", NULL) != NULL ||
+		fdw_option(um->options, "connect_timeout", NULL) != NULL)
+		return um;
 	copy = (UserMapping *) palloc(sizeof(UserMapping));
 	*copy = *um;
 	copy->options = lappend(list_copy(um->options),
@@ -419,9 +409,9 @@ ask_remote(Oid ftrelid, Oid userid, Oid serverid, int bound, double *tuples,
 	ForeignTable *ft = GetForeignTable(ftrelid);
 	UserMapping *um = with_connect_timeout(GetUserMapping(userid, serverid),
 										   serverid, bound);
-	char	   *nspname = table_option(ft, "schema_name",
+	char	   *nspname = fdw_option(ft->options, "schema_name",
 									   get_namespace_name(get_rel_namespace(ftrelid)));
-	char	   *relname = table_option(ft, "table_name", get_rel_name(ftrelid));
+	char	   *relname = fdw_option(ft->options, "table_name", get_rel_name(ftrelid));
 	char	   *qualified = quote_qualified_identifier(nspname, relname);
 	StringInfoData sql;
 	void	   *conn;
