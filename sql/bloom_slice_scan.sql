@@ -24,17 +24,21 @@ CREATE TABLE ss (id int, f bloomfilter);
 INSERT INTO ss SELECT i, ss_filter(i, 0) FROM generate_series(1, 2000) i;
 CREATE INDEX ss_bs ON ss USING bloomslice (f);
 
--- ss_check(tab): the index is used; for keys 0, 7, .. 2996, count(*) of
--- f @> k through it and by a sequential scan, and of f @>> q for three
--- stored filters: keys probed, rows found, keys whose counts differ
+-- ss_check(tab): the index is used, as a plain index scan and as a bitmap
+-- scan; for keys 0, 7, .. 2996, count(*) of f @> k through each and by a
+-- sequential scan, and of f @>> q for three stored filters: queries run,
+-- rows found, queries whose counts differ between the three ways
 CREATE FUNCTION ss_check(tab text, OUT used boolean, OUT probes int,
 	OUT rows_found bigint, OUT differ int)
 LANGUAGE plpgsql AS $$
 DECLARE
 	line text;
+	way text;
 	qs text[] := '{}';
+	plan text;
 	a bigint;
 	b bigint;
+	c bigint;
 BEGIN
 	FOR k IN 0 .. 2999 BY 7 LOOP
 		qs := qs || format('SELECT count(*) FROM %I WHERE f @> %s', tab, k);
@@ -43,27 +47,38 @@ BEGIN
 		qs := qs || format('SELECT count(*) FROM %I WHERE f @>> %L::bloomfilter', tab,
 			ss_filter(i * 300, 0));
 	END LOOP;
-	PERFORM set_config('enable_seqscan', 'off', true);
-	used := false;
-	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || qs[1] LOOP
-		used := used OR line ~ 'Bitmap Index Scan';
+	used := true;
+	FOREACH way IN ARRAY ARRAY['Index Scan using', 'Bitmap Index Scan on'] LOOP
+		PERFORM set_config('enable_seqscan', 'off', true);
+		PERFORM set_config('enable_indexscan', (way = 'Index Scan using')::text, true);
+		PERFORM set_config('enable_bitmapscan', (way <> 'Index Scan using')::text, true);
+		plan := '';
+		FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || qs[1] LOOP
+			plan := plan || line;
+		END LOOP;
+		used := used AND plan ~ (way || ' ' || tab || '_bs');
 	END LOOP;
 	probes := array_length(qs, 1);
 	rows_found := 0;
 	differ := 0;
 	FOREACH line IN ARRAY qs LOOP
 		PERFORM set_config('enable_seqscan', 'off', true);
-		PERFORM set_config('enable_bitmapscan', 'on', true);
+		PERFORM set_config('enable_indexscan', 'on', true);
+		PERFORM set_config('enable_bitmapscan', 'off', true);
 		EXECUTE line INTO a;
+		PERFORM set_config('enable_indexscan', 'off', true);
+		PERFORM set_config('enable_bitmapscan', 'on', true);
+		EXECUTE line INTO c;
 		PERFORM set_config('enable_seqscan', 'on', true);
 		PERFORM set_config('enable_bitmapscan', 'off', true);
 		EXECUTE line INTO b;
 		rows_found := rows_found + a;
-		IF a IS DISTINCT FROM b THEN
+		IF a IS DISTINCT FROM b OR c IS DISTINCT FROM b THEN
 			differ := differ + 1;
 		END IF;
 	END LOOP;
 	PERFORM set_config('enable_seqscan', 'on', true);
+	PERFORM set_config('enable_indexscan', 'on', true);
 	PERFORM set_config('enable_bitmapscan', 'on', true);
 END $$;
 

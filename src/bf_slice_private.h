@@ -229,6 +229,7 @@ extern IndexScanDesc bs_beginscan(Relation r, int nkeys, int norderbys);
 extern void bs_rescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 					  ScanKey orderbys, int norderbys);
 extern int64 bs_getbitmap(IndexScanDesc scan, TIDBitmap *tbm);
+extern bool bs_gettuple(IndexScanDesc scan, ScanDirection dir);
 extern void bs_endscan(IndexScanDesc scan);
 
 /* ---- bf_slice_vacuum.c ---- */

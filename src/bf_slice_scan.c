@@ -1,6 +1,7 @@
 /*
  * bf_slice_scan.c
- *		Scanning a bloomslice index (amgetbitmap only).
+ *		Scanning a bloomslice index: amgetbitmap, and amgettuple over the same
+ *		answer in heap order.
  *
  * The pending area is read first, under the metapage's share lock (see
  * bf_slice_write.c for why that order never misses a filter): each pending
@@ -50,9 +51,51 @@ typedef struct KeyState
 
 typedef struct BsScanOpaque
 {
-	MemoryContext cxt;			/* the keys, reset per bitmap */
+	MemoryContext cxt;			/* the keys and the candidates, reset per scan */
 	MemoryContext hashcxt;		/* hashing a probe key */
+	/* amgettuple: the candidates, merged into heap order (bs_tid_item) */
+	bool		collected;
+	uint64	   *items;
+	size_t		nitems;
+	size_t		next;
 } BsScanOpaque;
+
+/*
+ * Where a scan puts its candidates: the bitmap of amgetbitmap, or the
+ * array amgettuple returns rows from.
+ */
+typedef struct BsSink
+{
+	TIDBitmap  *tbm;
+	uint64	   *items;
+	size_t		nitems;
+	size_t		maxitems;
+} BsSink;
+
+static void
+sink_add(BsSink *sink, ItemPointer tids, int n, bool recheck)
+{
+	if (sink->tbm != NULL)
+	{
+		tbm_add_tuples(sink->tbm, tids, n, recheck);
+		return;
+	}
+	if (sink->nitems + n > sink->maxitems)
+	{
+		size_t		newmax = Max(Max(sink->maxitems * 2, 1024), sink->nitems + n);
+
+		/* past 1 GB only when a forced index scan names 100 million rows */
+		if (sink->items == NULL)
+			sink->items = MemoryContextAllocHuge(CurrentMemoryContext, newmax * sizeof(uint64));
+		else
+			sink->items = repalloc_huge(sink->items, newmax * sizeof(uint64));
+		sink->maxitems = newmax;
+	}
+	for (int i = 0; i < n; i++)
+		sink->items[sink->nitems++] = bs_tid_item(ItemPointerGetBlockNumberNoCheck(&tids[i]),
+												  ItemPointerGetOffsetNumberNoCheck(&tids[i]),
+												  recheck);
+}
 
 /* Reads slices of one block, keeping the last page pinned. */
 typedef struct SliceReader
@@ -318,7 +361,7 @@ prefetch_block(Relation index, const BsHead *h, KeyState *keys, int nkeys,
  */
 static int64
 scan_block(Relation index, Buffer hbuf, const BsHead *h, KeyState *keys, int nkeys,
-		   MemoryContext hashcxt, uint64 *pos, TIDBitmap *tbm)
+		   MemoryContext hashcxt, uint64 *pos, BsSink *sink)
 {
 	bs_mask		mask = h->live;
 	bool		recheck = false;
@@ -380,7 +423,7 @@ scan_block(Relation index, Buffer hbuf, const BsHead *h, KeyState *keys, int nke
 		}
 	}
 	if (n > 0)
-		tbm_add_tuples(tbm, tids, n, recheck);
+		sink_add(sink, tids, n, recheck);
 	return n;
 }
 
@@ -433,7 +476,7 @@ pending_match(KeyState *keys, int nkeys, const bf_view *v, MemoryContext hashcxt
 
 static int64
 scan_pending(Relation index, BlockNumber blk, KeyState *keys, int nkeys,
-			 MemoryContext hashcxt, TIDBitmap *tbm)
+			 MemoryContext hashcxt, BsSink *sink)
 {
 	int64		ntids = 0;
 
@@ -474,9 +517,9 @@ scan_pending(Relation index, BlockNumber blk, KeyState *keys, int nkeys,
 		blk = BsPageGetOpaque(page)->next;
 		UnlockReleaseBuffer(buf);
 		if (nexact > 0)
-			tbm_add_tuples(tbm, exact, nexact, false);
+			sink_add(sink, exact, nexact, false);
 		if (nlossy > 0)
-			tbm_add_tuples(tbm, lossy, nlossy, true);
+			sink_add(sink, lossy, nlossy, true);
 		ntids += nexact + nlossy;
 	}
 	return ntids;
@@ -544,11 +587,14 @@ void
 bs_rescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 		  ScanKey orderbys, int norderbys)
 {
+	BsScanOpaque *so = (BsScanOpaque *) scan->opaque;
+
 	(void) nscankeys;
 	(void) orderbys;
 	(void) norderbys;
 	if (scankey && scan->numberOfKeys > 0)
 		memmove(scan->keyData, scankey, scan->numberOfKeys * sizeof(ScanKeyData));
+	so->collected = false;
 }
 
 void
@@ -561,8 +607,12 @@ bs_endscan(IndexScanDesc scan)
 	pfree(so);
 }
 
-int64
-bs_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
+/*
+ * Every candidate of the scan's keys into sink; returns how many (a row
+ * met twice counted twice).  Allocates in so->cxt, reset first.
+ */
+static int64
+scan_all(IndexScanDesc scan, BsSink *sink)
 {
 	BsScanOpaque *so = (BsScanOpaque *) scan->opaque;
 	Relation	index = scan->indexRelation;
@@ -615,7 +665,7 @@ bs_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	metabuf = bs_read_buffer(index, BS_METAPAGE_BLKNO);
 	LockBuffer(metabuf, BUFFER_LOCK_SHARE);
 	meta = bs_meta(BufferGetPage(metabuf), index);
-	ntids += scan_pending(index, meta->pending_head, keys, nkeys, so->hashcxt, tbm);
+	ntids += scan_pending(index, meta->pending_head, keys, nkeys, so->hashcxt, sink);
 	head = meta->first_head;
 	UnlockReleaseBuffer(metabuf);
 
@@ -663,7 +713,7 @@ bs_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 			LockBuffer(curbuf, BUFFER_LOCK_SHARE);
 			copy_head(index, curbuf, BufferGetBlockNumber(curbuf), cur);
 			if (!bs_mask_empty(&cur->live))
-				ntids += scan_block(index, curbuf, cur, keys, nkeys, so->hashcxt, pos, tbm);
+				ntids += scan_block(index, curbuf, cur, keys, nkeys, so->hashcxt, pos, sink);
 			UnlockReleaseBuffer(curbuf);
 			/* a block linked in since the hint was read: follow the link */
 			if (cur->next != (BufferIsValid(nxtbuf) ? BufferGetBlockNumber(nxtbuf) : InvalidBlockNumber))
@@ -686,4 +736,51 @@ bs_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	}
 	MemoryContextSwitchTo(old);
 	return ntids;
+}
+
+int64
+bs_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
+{
+	BsSink		sink = {tbm, NULL, 0, 0};
+
+	return scan_all(scan, &sink);
+}
+
+/*
+ * Rows one by one, for an index scan: the whole answer is gathered at the
+ * first call (as for a bitmap), then returned in heap order, each row once.
+ * Returning in heap order makes the table's reads a bitmap heap scan's,
+ * without its bitmap, its prefetch's second buffer lookup per page and its
+ * Filter: a plain index scan drops a condition the index answers exactly,
+ * where a bitmap heap scan keeps evaluating `f @> x` on every row.  The
+ * candidates are held as TIDs, not as pins on index pages: the executor
+ * scans this index with MVCC snapshots only (it can back no unique or
+ * exclusion constraint, no CLUSTER, no replica identity), and a TID whose
+ * row VACUUM removes meanwhile is not visible to the scan's snapshot
+ * whatever lands there next.
+ */
+bool
+bs_gettuple(IndexScanDesc scan, ScanDirection dir)
+{
+	BsScanOpaque *so = (BsScanOpaque *) scan->opaque;
+	uint64		item;
+
+	if (!ScanDirectionIsForward(dir))
+		elog(ERROR, "bloomslice index scans go forward only");
+	if (!so->collected)
+	{
+		BsSink		sink = {NULL, NULL, 0, 0};
+
+		scan_all(scan, &sink);
+		so->items = sink.items;
+		so->nitems = bs_tid_items_merge(sink.items, sink.nitems);
+		so->next = 0;
+		so->collected = true;
+	}
+	if (so->next >= so->nitems)
+		return false;
+	item = so->items[so->next++];
+	ItemPointerSet(&scan->xs_heaptid, bs_tid_item_block(item), bs_tid_item_offset(item));
+	scan->xs_recheck = bs_tid_item_recheck(item) != 0;
+	return true;
 }

@@ -99,6 +99,24 @@ bs_sort_unique(uint64_t *pos, int n)
 	return m;
 }
 
+size_t
+bs_tid_items_merge(uint64_t *items, size_t n)
+{
+	size_t		m = 0;
+
+	if (n <= 1)
+		return n;
+	qsort(items, n, sizeof(uint64_t), cmp_u64);
+	for (size_t i = 0; i < n; i++)
+	{
+		if (m > 0 && (items[m - 1] >> 1) == (items[i] >> 1))
+			items[m - 1] |= items[i];
+		else
+			items[m++] = items[i];
+	}
+	return m;
+}
+
 static int
 log2_ratio(uint64_t big, uint64_t small)
 {

@@ -133,4 +133,40 @@ bs_fold_slice(int layout, uint64_t p, int shift, uint64_t i)
 /* Sorts n positions in place, and drops duplicates; returns the new n. */
 extern int	bs_sort_unique(uint64_t *pos, int n);
 
+/*
+ * A candidate row of an index scan that returns rows one by one: its heap
+ * TID (block, offset) and whether the table must recheck it, packed so that
+ * the items sort in heap order.
+ */
+static inline uint64_t
+bs_tid_item(uint32_t block, uint16_t offset, int recheck)
+{
+	return ((uint64_t) block << 17) | ((uint64_t) offset << 1) | (recheck ? 1 : 0);
+}
+
+static inline uint32_t
+bs_tid_item_block(uint64_t item)
+{
+	return (uint32_t) (item >> 17);
+}
+
+static inline uint16_t
+bs_tid_item_offset(uint64_t item)
+{
+	return (uint16_t) ((item >> 1) & 0xFFFF);
+}
+
+static inline int
+bs_tid_item_recheck(uint64_t item)
+{
+	return (int) (item & 1);
+}
+
+/*
+ * Sorts n items into heap order and leaves one per TID, to be rechecked if
+ * any of its copies was (a row can be met twice: in the pending area, then
+ * in the block a concurrent flush moved it to); returns the new n.
+ */
+extern size_t bs_tid_items_merge(uint64_t *items, size_t n);
+
 #endif							/* BF_SLICE_H */

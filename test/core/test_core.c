@@ -314,6 +314,7 @@ main(void)
 	test_slice_masks();
 	test_slice_transpose();
 	test_slice_superset();
+	test_slice_tid_items();
 
 	printf("core: %d passed, %d failed\n", n_passed, n_failed);
 	return n_failed > 0 ? 1 : 0;

@@ -156,5 +156,6 @@ extern void test_max_size(void);
 extern void test_slice_masks(void);
 extern void test_slice_transpose(void);
 extern void test_slice_superset(void);
+extern void test_slice_tid_items(void);
 
 #endif							/* TEST_CORE_H */

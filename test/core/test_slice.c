@@ -247,3 +247,78 @@ test_slice_superset(void)
 	test_superset(BF_LAYOUT_BLOCKED, 4096, 1024);
 	test_superset(BF_LAYOUT_BLOCKED, 1024, 4096);
 }
+
+/*
+ * An index scan's candidates: random TIDs at the packing's edges, each
+ * added one to three times with random recheck flags, come back once each,
+ * in heap order, rechecked if any copy was; checked against a brute-force
+ * count over the same draws.
+ */
+void
+test_slice_tid_items(void)
+{
+	enum
+	{
+		NTID = 600
+	};
+	uint32_t	blocks[NTID];
+	uint16_t	offsets[NTID];
+	int			want_recheck[NTID];
+	uint64_t   *items = malloc(sizeof(uint64_t) * NTID * 3);
+	size_t		n = 0,
+				m;
+	int			bad = 0;
+
+	for (int i = 0; i < NTID; i++)
+	{
+		uint64_t	r = rng_next(&slice_rng);
+
+		/* distinct TIDs: the draw's index is in the offset or the block */
+		blocks[i] = i % 3 == 0 ? 0xFFFFFFFEu - (uint32_t) i : (uint32_t) (r >> 40);
+		offsets[i] = i % 3 == 0 ? (uint16_t) (r & 0xFFFF) | 1 : (uint16_t) (i + 1);
+		want_recheck[i] = 0;
+		for (int c = 0; c < 1 + (int) (r % 3); c++)
+		{
+			int			rc = (int) ((r >> (8 + c)) & 1);
+
+			want_recheck[i] |= rc;
+			items[n++] = bs_tid_item(blocks[i], offsets[i], rc);
+		}
+	}
+	/* shuffle, so the merge cannot lean on the order of the adds */
+	for (size_t i = n - 1; i > 0; i--)
+	{
+		size_t		j = (size_t) (rng_next(&slice_rng) % (i + 1));
+		uint64_t	t = items[i];
+
+		items[i] = items[j];
+		items[j] = t;
+	}
+	m = bs_tid_items_merge(items, n);
+	check(m == NTID, "slice: one item per TID after the merge", "%zu items, %d TIDs", m, NTID);
+	for (size_t i = 1; i < m; i++)
+		if (items[i - 1] >= items[i])
+			bad++;
+	check(bad == 0, "slice: merged items in heap order", "%d out of order", bad);
+	bad = 0;
+	for (int i = 0; i < NTID; i++)
+	{
+		int			found = 0;
+
+		for (size_t j = 0; j < m; j++)
+			if (bs_tid_item_block(items[j]) == blocks[i] &&
+				bs_tid_item_offset(items[j]) == offsets[i])
+			{
+				found++;
+				if (bs_tid_item_recheck(items[j]) != want_recheck[i])
+					bad++;
+			}
+		if (found != 1)
+			bad++;
+	}
+	check(bad == 0, "slice: each TID back once, rechecked if any copy was",
+		  "%d wrong", bad);
+	check(bs_tid_items_merge(items, 0) == 0 && bs_tid_items_merge(items, 1) == 1,
+		  "slice: merging no item and one item", "-");
+	free(items);
+}
