@@ -1,9 +1,10 @@
 
 # bloomslice with two sessions, each interleaving forced by the test (no
 # timing):
-#   - a cursor over a bitmap scan of a bloomslice index, declared before
-#     another session's inserts flush the pending area into blocks and a
-#     VACUUM removes dead rows (and flushes again), then fetched in part,
+#   - cursors over a bitmap scan and over a plain index scan of a
+#     bloomslice index, declared before another session's inserts flush
+#     the pending area into blocks and a VACUUM removes dead rows (and
+#     flushes again), then fetched in part,
 #     then more flushing and VACUUM, then fetched to the end: it returns
 #     exactly the rows a sequential scan returns in its snapshot, each
 #     once; a repeatable-read transaction's later index scans too;
@@ -61,6 +62,15 @@ like($a->query_safe("EXPLAIN (COSTS OFF) $q_key"), qr/Bitmap Index Scan on s_bs/
 like($a->query_safe("EXPLAIN (COSTS OFF) $q_sup"), qr/Bitmap Index Scan on s_bs/, 'the superset cursor is an index scan');
 $a->query_safe("DECLARE ck CURSOR FOR $q_key");
 $a->query_safe("DECLARE cs CURSOR FOR $q_sup");
+# the same probes as plain index scans, with no sort above them: each FETCH
+# reads the table as it goes, from the answer the index gave at the first
+my ($q_key_p, $q_sup_p) = map { s/ ORDER BY id$//r } ($q_key, $q_sup);
+$a->query_safe('SET LOCAL enable_indexscan = on; SET LOCAL enable_bitmapscan = off');
+like($a->query_safe("EXPLAIN (COSTS OFF) $q_key_p"), qr/^Index Scan using s_bs/, 'the plain key cursor is an index scan, unsorted');
+like($a->query_safe("EXPLAIN (COSTS OFF) $q_sup_p"), qr/^Index Scan using s_bs/, 'the plain superset cursor is an index scan, unsorted');
+$a->query_safe("DECLARE pk CURSOR FOR $q_key_p");
+$a->query_safe("DECLARE ps CURSOR FOR $q_sup_p");
+$a->query_safe('SET LOCAL enable_indexscan = off; SET LOCAL enable_bitmapscan = on');
 
 # another session: enough single inserts to flush the pending area, rows
 # deleted, VACUUM (which flushes again)
@@ -78,10 +88,19 @@ is($node->safe_psql('postgres', 'SELECT pending()'), '0', 'the pending area was 
 
 my @got_key = split /\n/, $a->query_safe('FETCH 7 FROM ck');
 my @got_sup = split /\n/, $a->query_safe('FETCH 3 FROM cs');
+my @plain_key = split /\n/, $a->query_safe('FETCH 7 FROM pk');
+my @plain_sup = split /\n/, $a->query_safe('FETCH 3 FROM ps');
 is(scalar(@got_key), 7, 'first fetch');
+is(scalar(@plain_key), 7, 'first fetch of the plain index scan');
 churn(3000);
 push @got_key, split /\n/, $a->query_safe('FETCH ALL FROM ck');
 push @got_sup, split /\n/, $a->query_safe('FETCH ALL FROM cs');
+push @plain_key, split /\n/, $a->query_safe('FETCH ALL FROM pk');
+push @plain_sup, split /\n/, $a->query_safe('FETCH ALL FROM ps');
+is(join(',', sort { $::a <=> $::b } @plain_key), join(',', split /\n/, $want_key),
+	'plain index scan cursor f @> key across flushes and VACUUM: the snapshot\'s rows, each once');
+is(join(',', sort { $::a <=> $::b } @plain_sup), join(',', split /\n/, $want_sup),
+	'plain index scan cursor f @>> q across flushes and VACUUM: the snapshot\'s rows, each once');
 is(join(',', @got_key), join(',', split /\n/, $want_key),
 	'cursor f @> key across flushes and VACUUM: the snapshot\'s rows, each once');
 is(join(',', @got_sup), join(',', split /\n/, $want_sup),
@@ -97,8 +116,12 @@ for my $q ($q_key, $q_sup)
 {
 	my $seq = $node->safe_psql('postgres',
 		"SET enable_bitmapscan = off; SET enable_indexscan = off; $q");
-	my $idx = $node->safe_psql('postgres', "SET enable_seqscan = off; $q");
-	is($idx, $seq, "index equals sequential scan after the churn: $q");
+	for my $way ('indexscan', 'bitmapscan')
+	{
+		my $idx = $node->safe_psql('postgres',
+			"SET enable_seqscan = off; SET enable_indexscan = off; SET enable_bitmapscan = off; SET enable_$way = on; $q");
+		is($idx, $seq, "index ($way) equals sequential scan after the churn: $q");
+	}
 }
 
 # ---- CREATE INDEX progress ----
@@ -137,12 +160,12 @@ $a->quit;
 is($node->safe_psql('postgres', 'SELECT count(*) FROM pg_stat_progress_create_index'), '0',
 	'the build is done');
 my $seq = $node->safe_psql('postgres',
-	'SET enable_bitmapscan = off; SELECT id FROM p WHERE gate(f, id) @> 100003 ORDER BY id');
+	'SET enable_bitmapscan = off; SET enable_indexscan = off; SELECT id FROM p WHERE gate(f, id) @> 100003 ORDER BY id');
 my $idx = $node->safe_psql('postgres',
 	'SET enable_seqscan = off; SELECT id FROM p WHERE gate(f, id) @> 100003 ORDER BY id');
 like($node->safe_psql('postgres',
 		'SET enable_seqscan = off; EXPLAIN (COSTS OFF) SELECT id FROM p WHERE gate(f, id) @> 100003'),
-	qr/Bitmap Index Scan on p_bs/, 'the expression index is used');
+	qr/Index Scan (using|on) p_bs/, 'the expression index is used');
 is($idx, $seq, 'the index built past the wait equals a sequential scan');
 is(scalar(split /\n/, $idx), 2000, 'key 100003 is in a tenth of the rows');
 
