@@ -5,7 +5,7 @@
  *
  *		bf_slice_am.c      handler, options, validate, cost estimate
  *		  -> bf_slice_build.c   ambuild, ambuildempty, aminsert
- *		  -> bf_slice_scan.c    ambeginscan .. amgetbitmap .. amendscan
+ *		  -> bf_slice_scan.c    ambeginscan .. amgetbitmap, amgettuple .. amendscan
  *		  -> bf_slice_vacuum.c  ambulkdelete, amvacuumcleanup
  *		bf_slice_build.c, bf_slice_vacuum.c -> bf_slice_write.c
  *		                   (blocks written, the pending area appended to
