@@ -103,11 +103,16 @@ size_t
 bs_tid_items_merge(uint64_t *items, size_t n)
 {
 	size_t		m = 0;
+	size_t		i = 1;
 
 	if (n <= 1)
 		return n;
-	qsort(items, n, sizeof(uint64_t), cmp_u64);
-	for (size_t i = 0; i < n; i++)
+	/* often sorted already: blocks and pending pages fill in heap order */
+	while (i < n && items[i - 1] <= items[i])
+		i++;
+	if (i < n)
+		qsort(items, n, sizeof(uint64_t), cmp_u64);
+	for (i = 0; i < n; i++)
 	{
 		if (m > 0 && (items[m - 1] >> 1) == (items[i] >> 1))
 			items[m - 1] |= items[i];

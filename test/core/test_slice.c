@@ -320,5 +320,21 @@ test_slice_tid_items(void)
 		  "%d wrong", bad);
 	check(bs_tid_items_merge(items, 0) == 0 && bs_tid_items_merge(items, 1) == 1,
 		  "slice: merging no item and one item", "-");
+
+	/* already in heap order, each TID twice (the second rechecked) */
+	n = 0;
+	for (int i = 0; i < NTID; i++)
+	{
+		items[n++] = bs_tid_item((uint32_t) i / 7, (uint16_t) (1 + i % 7), 0);
+		items[n++] = bs_tid_item((uint32_t) i / 7, (uint16_t) (1 + i % 7), 1);
+	}
+	m = bs_tid_items_merge(items, n);
+	bad = 0;
+	for (size_t i = 0; i < m; i++)
+		if (!bs_tid_item_recheck(items[i]) || bs_tid_item_block(items[i]) != i / 7 ||
+			bs_tid_item_offset(items[i]) != 1 + i % 7)
+			bad++;
+	check(m == NTID && bad == 0, "slice: items already in heap order, merged in place",
+		  "%zu items, %d wrong", m, bad);
 	free(items);
 }
