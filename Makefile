@@ -24,7 +24,7 @@ GLUE_SRCS = src/bf_guc.c src/bf_io.c src/bf_report.c src/bf_encode.c src/bf_keyt
 	src/bf_index.c src/bf_gist.c src/bf_gist_keys.c src/bf_planner.c src/bf_counting.c src/bf_window.c \
 	src/bf_scalable.c src/bf_scalable_union.c \
 	src/bf_array.c src/bf_cmp.c src/bf_autojoin.c src/bf_autojoin_plan.c src/bf_autojoin_size.c src/bf_autojoin_guard.c \
-	src/bf_slice_page.c src/bf_slice_write.c src/bf_slice_build.c src/bf_slice_scan.c \
+	src/bf_slice_page.c src/bf_slice_write.c src/bf_slice_build.c src/bf_slice_scan.c src/bf_slice_sink.c \
 	src/bf_slice_vacuum.c src/bf_slice_am.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 

@@ -118,6 +118,42 @@ CREATE INDEX ts_bs ON ts USING bloomslice (f);
 SELECT * FROM ss_check('ts');
 SELECT * FROM ss_check('ts');
 
-DROP TABLE ss, ts;
+-- a plain index scan whose answer outgrows work_mem: its TIDs go through a
+-- sort (on disk past 64 kB) instead of memory; rows whose filters are too
+-- large to slice come back for recheck among them, and rows still pending
+-- after the others; each key's rows equal a sequential scan's
+CREATE TABLE big (id int, f bloomfilter);
+INSERT INTO big SELECT i, bloom_add_all(bloom_empty_bits(CASE WHEN i % 97 = 0 THEN 2048 ELSE 512 END, 3),
+	ARRAY[1, i, 100000 + i % 3]) FROM generate_series(1, 30000) i;
+CREATE INDEX big_bs ON big USING bloomslice (f) WITH (max_bits = 512);
+INSERT INTO big SELECT i, bloom_add_all(bloom_empty_bits(512, 3), ARRAY[1, i, 100000 + i % 3])
+FROM generate_series(30001, 30500) i;
+SET work_mem = '64kB';
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM big WHERE f @> 1;
+CREATE TEMP TABLE via_index AS
+SELECT k, id FROM (VALUES (1), (100001), (77), (-5)) v(k), LATERAL (SELECT id FROM big WHERE f @> k) b;
+RESET enable_seqscan;
+SET enable_indexscan = off;
+CREATE TEMP TABLE via_seq AS
+SELECT k, id FROM (VALUES (1), (100001), (77), (-5)) v(k), LATERAL (SELECT id FROM big WHERE f @> k) b;
+RESET enable_indexscan;
+RESET enable_bitmapscan;
+RESET work_mem;
+SELECT k, count(*) AS rows_found,
+	(SELECT count(*) FROM ((SELECT id FROM via_index i WHERE i.k = s.k EXCEPT ALL SELECT id FROM via_seq q WHERE q.k = s.k)
+		UNION ALL (SELECT id FROM via_seq q WHERE q.k = s.k EXCEPT ALL SELECT id FROM via_index i WHERE i.k = s.k)) d) AS differ
+FROM via_seq s GROUP BY k ORDER BY k;
+SELECT count(*) AS index_rows FROM via_index;
+
+-- each scan counts in pg_stat_user_indexes.idx_scan
+BEGIN;
+SET LOCAL enable_seqscan = off;
+SELECT count(*) FROM big WHERE f @> 77;
+SELECT pg_stat_get_xact_numscans('big_bs'::regclass) > 0 AS counted;
+COMMIT;
+
+DROP TABLE ss, ts, big, via_index, via_seq;
 DROP FUNCTION ss_check(text);
 DROP FUNCTION ss_filter(int, int);

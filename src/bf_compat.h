@@ -106,6 +106,15 @@
 	index_beginscan_bitmap(rel, snapshot, nkeys)
 #endif
 
+/* 16 gave tuplesort_getdatum() a copy argument (false: a by-value datum) */
+#if PG_VERSION_NUM >= 160000
+#define bf_tuplesort_getdatum(state, val, isnull) \
+	tuplesort_getdatum(state, true, false, val, isnull, NULL)
+#else
+#define bf_tuplesort_getdatum(state, val, isnull) \
+	tuplesort_getdatum(state, true, val, isnull, NULL)
+#endif
+
 /*
  * Can an outer join below make this expression NULL where it is used?
  * Until 15 the planner says so in em_nullable_relids and a RestrictInfo's

@@ -116,13 +116,16 @@ bs_validate(Oid opclassoid)
  * planner would price every row as a random read of its own page and take
  * the bitmap heap scan, which costs more CPU (its bitmap, a second buffer
  * lookup per page to prefetch, and `f @> x` evaluated again on every row).
- * The formulas are cost_index's and compute_bitmap_pages' for one loop.
+ * The formulas are cost_index's and compute_bitmap_pages' (per loop, for
+ * the inner side of a nested loop).
  */
 static double
-heap_order_correlation(PlannerInfo *root, IndexOptInfo *index, Selectivity sel)
+heap_order_correlation(PlannerInfo *root, IndexOptInfo *index, Selectivity sel,
+					   double loop_count)
 {
 	double		T = Max(index->rel->pages, 1);
 	double		tuples = clamp_row_est(sel * index->rel->tuples);
+	double		loops = Max(loop_count, 1);
 	double		spc_random_page_cost,
 				spc_seq_page_cost;
 	double		pages,
@@ -134,12 +137,20 @@ heap_order_correlation(PlannerInfo *root, IndexOptInfo *index, Selectivity sel)
 	get_tablespace_page_costs(index->rel->reltablespace, &spc_random_page_cost,
 							  &spc_seq_page_cost);
 	/* a plain index scan's, rows in random order, then in heap order */
-	max_io = index_pages_fetched(tuples, (BlockNumber) T, (double) index->pages, root) *
-		spc_random_page_cost;
+	max_io = index_pages_fetched(tuples * loops, (BlockNumber) T, (double) index->pages, root) *
+		spc_random_page_cost / loops;
 	pages = ceil(sel * T);
-	min_io = pages > 0 ? spc_random_page_cost + Max(pages - 1, 0) * spc_seq_page_cost : 0;
+	if (loops > 1)
+		min_io = index_pages_fetched(pages * loops, (BlockNumber) T, (double) index->pages, root) *
+			spc_random_page_cost / loops;
+	else
+		min_io = pages > 0 ? spc_random_page_cost + Max(pages - 1, 0) * spc_seq_page_cost : 0;
 	/* a bitmap heap scan's */
-	pages = Min(ceil((2.0 * T * tuples) / (2.0 * T + tuples)), T);
+	if (loops > 1)
+		pages = index_pages_fetched(tuples * loops, (BlockNumber) T, (double) index->pages, root) / loops;
+	else
+		pages = (2.0 * T * tuples) / (2.0 * T + tuples);
+	pages = Min(ceil(pages), T);
 	bitmap_io = pages * (pages >= 2 ?
 						 spc_random_page_cost - (spc_random_page_cost - spc_seq_page_cost) * sqrt(pages / T) :
 						 spc_random_page_cost);
@@ -196,7 +207,7 @@ bs_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 	/* a plain index scan's first row comes only once the whole index is read */
 	*indexStartupCost = *indexTotalCost;
 	*indexSelectivity = costs.indexSelectivity;
-	*indexCorrelation = heap_order_correlation(root, index, costs.indexSelectivity);
+	*indexCorrelation = heap_order_correlation(root, index, costs.indexSelectivity, loop_count);
 	*indexPages = pages;
 }
 

@@ -7,6 +7,7 @@
  *		  -> bf_slice_build.c   ambuild, ambuildempty, aminsert
  *		  -> bf_slice_scan.c    ambeginscan .. amgetbitmap, amgettuple .. amendscan
  *		  -> bf_slice_vacuum.c  ambulkdelete, amvacuumcleanup
+ *		bf_slice_scan.c -> bf_slice_sink.c (where a scan's candidates go)
  *		bf_slice_build.c, bf_slice_vacuum.c -> bf_slice_write.c
  *		                   (blocks written, the pending area appended to
  *		                   and flushed)
@@ -45,6 +46,7 @@
 #include "nodes/pathnodes.h"
 #include "storage/bufmgr.h"
 #include "utils/relcache.h"
+#include "utils/tuplesort.h"
 
 #include "bf_slice.h"
 
@@ -230,6 +232,31 @@ extern void bs_rescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 					  ScanKey orderbys, int norderbys);
 extern int64 bs_getbitmap(IndexScanDesc scan, TIDBitmap *tbm);
 extern bool bs_gettuple(IndexScanDesc scan, ScanDirection dir);
+
+/*
+ * bf_slice_sink.c: where a scan puts its candidates (a bitmap, or for a
+ * plain index scan TIDs returned in heap order, each once: in memory up to
+ * work_mem, past it through a tuplesort)
+ */
+typedef struct BsSink
+{
+	TIDBitmap  *tbm;			/* amgetbitmap's, or NULL */
+	uint64	   *items;			/* packed candidates (bs_tid_item) */
+	size_t		nitems;
+	size_t		maxitems;
+	size_t		limit;			/* items that fit in work_mem */
+	Tuplesortstate *sort;		/* past the limit */
+	size_t		next;			/* reading back */
+	bool		have_look;
+	uint64		look;
+} BsSink;
+
+extern void bs_sink_init_bitmap(BsSink *sink, TIDBitmap *tbm);
+extern void bs_sink_init_rows(BsSink *sink);
+extern void bs_sink_add(BsSink *sink, ItemPointer tids, int n, bool recheck);
+extern void bs_sink_finish(BsSink *sink);
+extern bool bs_sink_next(BsSink *sink, ItemPointer tid, bool *recheck);
+extern void bs_sink_end(BsSink *sink);
 extern void bs_endscan(IndexScanDesc scan);
 
 /* ---- bf_slice_vacuum.c ---- */

@@ -27,8 +27,10 @@
 #include "access/relscan.h"
 #include "miscadmin.h"
 #include "nodes/tidbitmap.h"
+#include "pgstat.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 
 #include "bf_index.h"
 
@@ -53,49 +55,10 @@ typedef struct BsScanOpaque
 {
 	MemoryContext cxt;			/* the keys and the candidates, reset per scan */
 	MemoryContext hashcxt;		/* hashing a probe key */
-	/* amgettuple: the candidates, merged into heap order (bs_tid_item) */
+	/* amgettuple: the candidates, read back in heap order */
 	bool		collected;
-	uint64	   *items;
-	size_t		nitems;
-	size_t		next;
+	BsSink		rows;
 } BsScanOpaque;
-
-/*
- * Where a scan puts its candidates: the bitmap of amgetbitmap, or the
- * array amgettuple returns rows from.
- */
-typedef struct BsSink
-{
-	TIDBitmap  *tbm;
-	uint64	   *items;
-	size_t		nitems;
-	size_t		maxitems;
-} BsSink;
-
-static void
-sink_add(BsSink *sink, ItemPointer tids, int n, bool recheck)
-{
-	if (sink->tbm != NULL)
-	{
-		tbm_add_tuples(sink->tbm, tids, n, recheck);
-		return;
-	}
-	if (sink->nitems + n > sink->maxitems)
-	{
-		size_t		newmax = Max(Max(sink->maxitems * 2, 1024), sink->nitems + n);
-
-		/* past 1 GB only when a forced index scan names 100 million rows */
-		if (sink->items == NULL)
-			sink->items = MemoryContextAllocHuge(CurrentMemoryContext, newmax * sizeof(uint64));
-		else
-			sink->items = repalloc_huge(sink->items, newmax * sizeof(uint64));
-		sink->maxitems = newmax;
-	}
-	for (int i = 0; i < n; i++)
-		sink->items[sink->nitems++] = bs_tid_item(ItemPointerGetBlockNumberNoCheck(&tids[i]),
-												  ItemPointerGetOffsetNumberNoCheck(&tids[i]),
-												  recheck);
-}
 
 /* Reads slices of one block, keeping the last page pinned. */
 typedef struct SliceReader
@@ -423,7 +386,7 @@ scan_block(Relation index, Buffer hbuf, const BsHead *h, KeyState *keys, int nke
 		}
 	}
 	if (n > 0)
-		sink_add(sink, tids, n, recheck);
+		bs_sink_add(sink, tids, n, recheck);
 	return n;
 }
 
@@ -517,9 +480,9 @@ scan_pending(Relation index, BlockNumber blk, KeyState *keys, int nkeys,
 		blk = BsPageGetOpaque(page)->next;
 		UnlockReleaseBuffer(buf);
 		if (nexact > 0)
-			sink_add(sink, exact, nexact, false);
+			bs_sink_add(sink, exact, nexact, false);
 		if (nlossy > 0)
-			sink_add(sink, lossy, nlossy, true);
+			bs_sink_add(sink, lossy, nlossy, true);
 		ntids += nexact + nlossy;
 	}
 	return ntids;
@@ -594,6 +557,7 @@ bs_rescan(IndexScanDesc scan, ScanKey scankey, int nscankeys,
 	(void) norderbys;
 	if (scankey && scan->numberOfKeys > 0)
 		memmove(scan->keyData, scankey, scan->numberOfKeys * sizeof(ScanKeyData));
+	bs_sink_end(&so->rows);
 	so->collected = false;
 }
 
@@ -602,6 +566,7 @@ bs_endscan(IndexScanDesc scan)
 {
 	BsScanOpaque *so = (BsScanOpaque *) scan->opaque;
 
+	bs_sink_end(&so->rows);
 	MemoryContextDelete(so->cxt);
 	MemoryContextDelete(so->hashcxt);
 	pfree(so);
@@ -628,6 +593,8 @@ scan_all(IndexScanDesc scan, BsSink *sink)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("a bloomslice index scan needs a condition")));
+	/* idx_scan in pg_stat_user_indexes, as for PostgreSQL's own indexes */
+	pgstat_count_index_scan(index);
 	MemoryContextReset(so->cxt);
 	old = MemoryContextSwitchTo(so->cxt);
 	keys = palloc0(nkeys * sizeof(KeyState));
@@ -741,8 +708,9 @@ scan_all(IndexScanDesc scan, BsSink *sink)
 int64
 bs_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 {
-	BsSink		sink = {tbm, NULL, 0, 0};
+	BsSink		sink;
 
+	bs_sink_init_bitmap(&sink, tbm);
 	return scan_all(scan, &sink);
 }
 
@@ -753,34 +721,35 @@ bs_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
  * without its bitmap, its prefetch's second buffer lookup per page and its
  * Filter: a plain index scan drops a condition the index answers exactly,
  * where a bitmap heap scan keeps evaluating `f @> x` on every row.  The
- * candidates are held as TIDs, not as pins on index pages: the executor
- * scans this index with MVCC snapshots only (it can back no unique or
- * exclusion constraint, no CLUSTER, no replica identity), and a TID whose
- * row VACUUM removes meanwhile is not visible to the scan's snapshot
- * whatever lands there next.
+ * candidates are held as TIDs, not as pins on index pages, which is safe
+ * with an MVCC snapshot only: a TID whose row VACUUM removes meanwhile is
+ * then not visible to the scan whatever lands there next.  The index can
+ * back no unique or exclusion constraint, no CLUSTER and no replica
+ * identity, so the executor never scans it otherwise; the check below
+ * makes sure of it.
  */
 bool
 bs_gettuple(IndexScanDesc scan, ScanDirection dir)
 {
 	BsScanOpaque *so = (BsScanOpaque *) scan->opaque;
-	uint64		item;
+	bool		recheck;
 
 	if (!ScanDirectionIsForward(dir))
 		elog(ERROR, "bloomslice index scans go forward only");
 	if (!so->collected)
 	{
-		BsSink		sink = {NULL, NULL, 0, 0};
-
-		scan_all(scan, &sink);
-		so->items = sink.items;
-		so->nitems = bs_tid_items_merge(sink.items, sink.nitems);
-		so->next = 0;
+		if (scan->xs_snapshot == InvalidSnapshot || !IsMVCCSnapshot(scan->xs_snapshot))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("a bloomslice index scan needs an MVCC snapshot")));
+		bs_sink_end(&so->rows);
+		bs_sink_init_rows(&so->rows);
+		scan_all(scan, &so->rows);
+		bs_sink_finish(&so->rows);
 		so->collected = true;
 	}
-	if (so->next >= so->nitems)
+	if (!bs_sink_next(&so->rows, &scan->xs_heaptid, &recheck))
 		return false;
-	item = so->items[so->next++];
-	ItemPointerSet(&scan->xs_heaptid, bs_tid_item_block(item), bs_tid_item_offset(item));
-	scan->xs_recheck = bs_tid_item_recheck(item) != 0;
+	scan->xs_recheck = recheck;
 	return true;
 }
