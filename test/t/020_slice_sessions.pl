@@ -8,6 +8,9 @@
 #     then more flushing and VACUUM, then fetched to the end: it returns
 #     exactly the rows a sequential scan returns in its snapshot, each
 #     once; a repeatable-read transaction's later index scans too;
+#   - a cursor over a plain index scan holds the TIDs of two deleted rows
+#     when another session's VACUUM frees their slots and new rows (one
+#     holding the key) fill them: it returns its snapshot's rows only;
 #   - CREATE INDEX ... USING bloomslice held in the middle of its table
 #     scan (an index expression waits on an advisory lock the test holds)
 #     shows in pg_stat_progress_create_index as "building index: scanning
@@ -123,6 +126,40 @@ for my $q ($q_key, $q_sup)
 		is($idx, $seq, "index ($way) equals sequential scan after the churn: $q");
 	}
 }
+
+# ---- a plain index scan's TIDs reused under it ----
+# The cursor gathers its answer (two deleted rows' TIDs among them: the
+# index still holds them) at its first FETCH; another session's VACUUM
+# frees those slots and new rows fill them, one holding the key; the
+# cursor must return its snapshot's rows, each once, and neither new row.
+$node->safe_psql('postgres', q{
+CREATE TABLE r (id int, pad text, f bloomfilter) WITH (autovacuum_enabled = off);
+INSERT INTO r SELECT i, repeat('x', 1000), bloom_add_all(bloom_empty_bits(1024, 4), ARRAY[7, i])
+FROM generate_series(1, 20) i;
+CREATE INDEX r_bs ON r USING bloomslice (f);
+});
+my $dead_tids = $node->safe_psql('postgres',
+	q{SELECT '{' || string_agg('"' || ctid::text || '"', ',') || '}' FROM r WHERE id IN (12, 14)});
+$node->safe_psql('postgres', 'DELETE FROM r WHERE id IN (12, 14)');
+my $c = $node->background_psql('postgres');
+$c->query_safe('SET enable_seqscan = off; SET enable_bitmapscan = off');
+$c->query_safe('BEGIN ISOLATION LEVEL REPEATABLE READ');
+like($c->query_safe('EXPLAIN (COSTS OFF) SELECT id FROM r WHERE f @> 7'), qr/^Index Scan using r_bs/,
+	'the reuse cursor is a plain index scan');
+$c->query_safe('DECLARE rc CURSOR FOR SELECT id FROM r WHERE f @> 7');
+my @got_r = split /\n/, $c->query_safe('FETCH 1 FROM rc');
+$node->safe_psql('postgres', 'VACUUM (INDEX_CLEANUP ON) r');
+$node->safe_psql('postgres', q{
+INSERT INTO r VALUES (100, repeat('y', 1000), bloom_add_all(bloom_empty_bits(1024, 4), ARRAY[7])),
+	(200, repeat('y', 1000), bloom_add_all(bloom_empty_bits(1024, 4), ARRAY[8]))});
+my $reused = $node->safe_psql('postgres',
+	"SELECT count(*) FROM r WHERE id IN (100, 200) AND ctid = ANY ('$dead_tids'::tid[])");
+push @got_r, split /\n/, $c->query_safe('FETCH ALL FROM rc');
+$c->query_safe('COMMIT');
+$c->quit;
+is(join(',', sort { $::a <=> $::b } @got_r), join(',', grep { $_ != 12 && $_ != 14 } 1 .. 20),
+	'a plain index scan across VACUUM and reuse of its dead TIDs: the snapshot\'s rows, each once');
+ok($reused > 0, "new rows took $reused of the freed slots the cursor held TIDs of ($dead_tids)");
 
 # ---- CREATE INDEX progress ----
 $node->safe_psql('postgres', q{
