@@ -313,8 +313,8 @@ prefetch_block(Relation index, const BsHead *h, KeyState *keys, int nkeys,
 }
 
 /*
- * The candidates of the block whose head is hblk into tbm; returns how many.
- * h holds the head's fields up to its TIDs and its slice pages, read
+ * The candidates of the block whose head is in hbuf into tids, and whether
+ * they need a recheck into *recheck; returns how many.  h holds the head's fields up to its TIDs and its slice pages, read
  * before; the caller holds the head's share lock throughout, so a column
  * live at that read keeps its filter and its TID until the TIDs are read
  * here: VACUUM cannot free it (and a flush then fill it with another row,
@@ -322,19 +322,18 @@ prefetch_block(Relation index, const BsHead *h, KeyState *keys, int nkeys,
  * between the read of its slices and the read of its TID.  pos has room
  * for every key's positions.
  */
-static int64
+static int
 scan_block(Relation index, Buffer hbuf, const BsHead *h, KeyState *keys, int nkeys,
-		   MemoryContext hashcxt, uint64 *pos, BsSink *sink)
+		   MemoryContext hashcxt, uint64 *pos, ItemPointerData *tids, bool *recheck)
 {
 	bs_mask		mask = h->live;
-	bool		recheck = false;
 	SliceReader r = {index, h, InvalidBuffer, 0};
-	ItemPointerData tids[BS_C];
 	int			n = 0;
 	int64		npos;
 
 	/* every key's slices are ANDed: gather their positions, then read */
-	npos = gather_positions(keys, nkeys, &h->geom, hashcxt, pos, &mask, &recheck);
+	*recheck = false;
+	npos = gather_positions(keys, nkeys, &h->geom, hashcxt, pos, &mask, recheck);
 	if (npos > 0 && !bs_mask_empty(&mask))
 	{
 		npos = bs_sort_unique(pos, (int) npos);
@@ -385,8 +384,6 @@ scan_block(Relation index, Buffer hbuf, const BsHead *h, KeyState *keys, int nke
 			}
 		}
 	}
-	if (n > 0)
-		bs_sink_add(sink, tids, n, recheck);
 	return n;
 }
 
@@ -649,6 +646,7 @@ scan_all(IndexScanDesc scan, BsSink *sink)
 		int64		maxpos = 0;
 		uint64	   *pos;
 		uint64	   *ahead = NULL;
+		ItemPointerData *tids = palloc(BS_C * sizeof(ItemPointerData));
 		BsHead	   *cur = palloc(BLCKSZ);
 		BsHead	   *nxt = palloc(BLCKSZ);
 		Buffer		curbuf = InvalidBuffer;
@@ -667,6 +665,8 @@ scan_all(IndexScanDesc scan, BsSink *sink)
 		{
 			Buffer		nxtbuf = InvalidBuffer;
 			BsHead	   *tmp;
+			int			n = 0;
+			bool		recheck = false;
 
 			if (cur->next != InvalidBlockNumber)
 			{
@@ -680,8 +680,12 @@ scan_all(IndexScanDesc scan, BsSink *sink)
 			LockBuffer(curbuf, BUFFER_LOCK_SHARE);
 			copy_head(index, curbuf, BufferGetBlockNumber(curbuf), cur);
 			if (!bs_mask_empty(&cur->live))
-				ntids += scan_block(index, curbuf, cur, keys, nkeys, so->hashcxt, pos, sink);
+				n = scan_block(index, curbuf, cur, keys, nkeys, so->hashcxt, pos, tids, &recheck);
 			UnlockReleaseBuffer(curbuf);
+			/* outside the head's lock: a sort past work_mem writes to disk */
+			if (n > 0)
+				bs_sink_add(sink, tids, n, recheck);
+			ntids += n;
 			/* a block linked in since the hint was read: follow the link */
 			if (cur->next != (BufferIsValid(nxtbuf) ? BufferGetBlockNumber(nxtbuf) : InvalidBlockNumber))
 			{
