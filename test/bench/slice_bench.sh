@@ -15,7 +15,16 @@
 #
 # Runs against the server of the PG* environment variables (a private one:
 # it creates and drops the database slice_bench) with the extension
-# installed there (make install).  Environment:
+# installed there (make install); or, with --own-cluster, against a
+# throwaway cluster of PG_CONFIG's install that it starts (shared_buffers
+# 2 GB) and removes, which is how it runs against PostgreSQL 17 or 18 in
+# the chroots of test/chroot.sh:
+#
+#   bash test/chroot.sh bench sid test/bench/slice_bench.sh --own-cluster \
+#       SLICE_BENCH_SCALES=100000
+#
+# Arguments of the form SLICE_BENCH_*=VALUE set those variables.
+# Environment:
 #   SLICE_BENCH_SCALES   numbers of stored filters (default "20000 100000")
 #   SLICE_BENCH_KEYS     probe keys per round (default 50)
 #   SLICE_BENCH_SUPER    superset queries per round (default 10)
@@ -44,6 +53,22 @@
 # bloomslice index (rolled back too); then the probes run again with those
 # rows pending ("slice+pending").  Timings are reported, never asserted.
 set -euo pipefail
+
+own_cluster=
+for arg in "$@"; do
+	case $arg in
+		--own-cluster) own_cluster=1 ;;
+		SLICE_BENCH_*=*) export "${arg?}" ;;
+		*) echo "slice_bench.sh: unknown argument $arg" >&2; exit 2 ;;
+	esac
+done
+if [ -n "$own_cluster" ]; then
+	# shellcheck source=sql_bench_lib.sh
+	. "$(dirname "$0")/sql_bench_lib.sh"
+	bench_clusters_init slice
+	bench_cluster_start main "shared_buffers = 2GB" "max_wal_size = 4GB"
+	export PGHOST=$work PGPORT=${bench_port[main]} PGUSER=postgres
+fi
 
 scales=${SLICE_BENCH_SCALES:-20000 100000}
 nkeys=${SLICE_BENCH_KEYS:-50}
@@ -77,7 +102,8 @@ fi
 echo
 
 psql_run -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
-trap 'psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1 || true' EXIT
+trap 'psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1 || true
+	if [ -n "$own_cluster" ]; then bench_clusters_cleanup; fi' EXIT
 
 psql_run -d "$db" <<'SQL'
 SET client_min_messages = warning;
