@@ -98,6 +98,8 @@ echo "        effective_io_concurrency $(psql -X -At -d postgres -c 'SHOW effect
 root=$(cd "$(dirname "$0")/../.." && pwd)
 if git -C "$root" rev-parse --git-dir >/dev/null 2>&1; then
 	echo "source: $(git -C "$root" rev-parse --short HEAD)"
+elif [ -n "${BENCH_SOURCE:-}" ]; then
+	echo "source: $BENCH_SOURCE"
 fi
 echo
 
