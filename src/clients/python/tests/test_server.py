@@ -342,3 +342,17 @@ def test_readme_python_example(conn):
     with contextlib.redirect_stdout(out):
         exec(compile(m.group(1), "README.md (Python example)", "exec"), {})
     assert out.getvalue() == m.group(2)
+
+
+def test_float4_keys_read_back(conn):
+    """float4 keys read back in binary or as float8 probe true in a server
+    filter (text format gives a shortest decimal, not the float4's value)."""
+    conn.execute("CREATE TEMP TABLE f4 AS SELECT (g / 10.0)::float4 AS x FROM generate_series(1, 300) g")
+    f = one(conn, "SELECT bloom_agg(x, 300, 0.01) FROM f4")[0]
+    binary = [r[0] for r in conn.cursor(binary=True).execute("SELECT x FROM f4").fetchall()]
+    widened = [r[0] for r in conn.execute("SELECT x::float8 FROM f4").fetchall()]
+    assert binary == widened
+    assert all(x in f for x in binary)
+    g = BloomFilter.empty(300, 0.01).add_all(binary)
+    assert bytes(g) == bytes(f)
+    conn.execute("DROP TABLE f4")
