@@ -16,7 +16,6 @@ Any other value is an UnsupportedKeyError (a TypeError): never a silent
 false.
 """
 import datetime
-import math
 import struct
 import uuid
 
