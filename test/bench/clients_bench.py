@@ -144,6 +144,9 @@ def main():
     print("  python %s.%s.%s, filter %d bits, %d hashes, measured fpr %.4f (target 0.01)%s" % (
         sys.version_info[0], sys.version_info[1], sys.version_info[2], state["f"].nbits,
         state["f"].hashes, fpr, ", bytes equal to the server's bloom_agg" if conn is not None else ""))
+    set_bytes = sys.getsizeof(state["s"]) + sum(sys.getsizeof(k) for k in keys)
+    print("  memory: the filter %d bytes, the set() %d bytes with its int objects (%.0fx)" % (
+        len(bytes(state["f"])), set_bytes, set_bytes / len(bytes(state["f"]))))
     for name, _ in variants:
         w, c = best[name]
         print("  %-24s wall %7.3f s  cpu %7.3f s  %6.0f ns/key (cpu)" % (name, w, c, c / N * 1e9))
