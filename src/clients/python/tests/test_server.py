@@ -356,3 +356,24 @@ def test_float4_keys_read_back(conn):
     g = BloomFilter.empty(300, 0.01).add_all(binary)
     assert bytes(g) == bytes(f)
     conn.execute("DROP TABLE f4")
+
+
+def test_copy_binary_and_text(conn):
+    """Filters go through COPY (binary and text) with the adapter."""
+    fs = [BloomFilter.empty(100, 0.01, layout, seed).add_all(range(seed, seed + 50))
+          for layout in ("blocked", "classic") for seed in (0, -3)]
+    conn.execute("CREATE TEMP TABLE fc (i int, f bloomfilter)")
+    for fmt in ("binary", "text"):
+        conn.execute("TRUNCATE fc")
+        cur = conn.cursor()
+        with cur.copy("COPY fc (i, f) FROM STDIN (FORMAT %s)" % fmt) as cp:
+            if fmt == "binary":
+                cp.set_types(["int4", "bloomfilter"])
+            for i, f in enumerate(fs):
+                cp.write_row((i, f))
+        assert one(conn, "SELECT count(*) FROM fc WHERE bloom_contains(f, 48)")[0] == sum(48 in f for f in fs)
+        with cur.copy("COPY fc (i, f) TO STDOUT (FORMAT %s)" % fmt) as cp:
+            cp.set_types(["int4", "bloomfilter"])
+            back = sorted(cp.rows())
+        assert [f for _, f in back] == fs
+    conn.execute("DROP TABLE fc")
