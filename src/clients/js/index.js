@@ -427,11 +427,15 @@ export class BloomFilter {
     return new BloomFilter(buf);
   }
 
-  /** Reads the text form (strict padded base64, as the server reads it). */
+  /**
+   * Reads the text form as the server does: canonical padded base64, white
+   * space (space, tab, CR, LF) anywhere skipped.
+   */
   static fromText(text) {
     if (typeof text !== 'string') {
       throw new TypeError(`BloomFilter.fromText takes a string, not ${typeof text}`);
     }
+    if (/[ \t\n\r]/.test(text)) text = text.replace(/[ \t\n\r]+/g, '');
     if (text.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(text)) {
       throw new BloomFilterError('base64', "invalid input syntax for type bloomfilter: a bloomfilter's text form is padded base64 of its portable bytes");
     }
