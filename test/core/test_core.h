@@ -135,6 +135,8 @@ extern void test_window_rotation(void);
 extern void test_window_edges(void);
 extern void test_window_stream(void);
 extern void test_window_validation(void);
+/* test_vectors.c */
+extern void test_vectors(void);
 /* test_aggstate.c */
 extern void test_aggstate_layout(void);
 extern void test_aggstate_round_trip(void);
