@@ -108,6 +108,29 @@ function mix64(v) {
   return v;
 }
 
+/**
+ * ((hi * nblocks) >> 32) exactly: nblocks < 2^24, so the product may pass
+ * 2^53; then hi is split in 16-bit halves, every partial product exact.
+ */
+function blockOf(hi, nb) {
+  if (nb < 2097152) return Math.floor(hi * nb / 4294967296);
+  const a = (hi >>> 16) * nb;
+  const b = (hi & 0xffff) * nb;
+  return Math.floor((a + Math.floor(b / 65536)) / 65536);
+}
+
+/**
+ * ((x * m) >> 64) exactly, x = xh * 2^32 + xl, m = mh * 2^16 + ml < 2^34
+ * (mh < 2^18, ml < 2^16): each partial product stays below 2^53.
+ */
+function rangeHi(xl, xh, mh, ml) {
+  const c = Math.floor((xl * mh + Math.floor(xl * ml / 65536)) / 65536);
+  return Math.floor((xh * mh + Math.floor((xh * ml + c) / 65536)) / 65536);
+}
+
+/** For the tests: the exact-arithmetic helpers of the probe path. */
+export const _internals = { blockOf, rangeHi };
+
 export class BloomFilter {
   /** Use BloomFilter.empty, emptyBits, fromBytes or fromText. */
   constructor(buf) {
@@ -249,13 +272,8 @@ export class BloomFilter {
     return this._classic(lo, hi, false);
   }
 
-  /** ((hi * nblocks) >> 32) exactly: nblocks < 2^24, so split hi in 16-bit halves when needed. */
   _block(hi) {
-    const nb = this._nblocks;
-    if (nb < 2097152) return Math.floor(hi * nb / 4294967296);
-    const a = (hi >>> 16) * nb;
-    const b = (hi & 0xffff) * nb;
-    return Math.floor((a + Math.floor(b / 65536)) / 65536);
+    return blockOf(hi, this._nblocks);
   }
 
   /**
@@ -277,8 +295,7 @@ export class BloomFilter {
     const zl = Number(z & 0xffffffffn);
     const zh = Number(z >> 32n);
     for (let i = 0; i < this._hashes; i++) {
-      const c = Math.floor((xl * mh + Math.floor(xl * ml / 65536)) / 65536);
-      const pos = Math.floor((xh * mh + Math.floor((xh * ml + c) / 65536)) / 65536);
+      const pos = rangeHi(xl, xh, mh, ml);
       const word = Math.floor(pos / 32);
       const mask = 1 << (pos % 32);
       if (set) w[word] |= mask;
@@ -515,18 +532,33 @@ export class BloomFilter {
 
 // ---- validation, in FORMAT.md's order ----
 
-function fail(code, message) {
-  throw new BloomFilterError(code, `invalid bloomfilter: ${message}`);
+// the server's messages (bf_status_message), then the client's detail
+const MESSAGES = {
+  truncated: 'the buffer is shorter than a bloomfilter header',
+  magic: 'the buffer does not start with the bloomfilter magic "BLMF"',
+  version: 'the format version is not one this build reads',
+  layout: 'the layout is unknown',
+  hashes: 'the number of hashes is out of range',
+  nbits: 'the number of bits is zero, too large, or not a whole number of words or blocks',
+  size: 'the length does not match the number of bits in the header',
+  family: 'the key family or type tag is invalid',
+  reserved: 'reserved header fields are not zero',
+  checksum: 'the checksum does not match the contents',
+  added: 'bits are set but the header records no added key',
+};
+
+function fail(code, detail) {
+  throw new BloomFilterError(code, `invalid bloomfilter: ${MESSAGES[code]}${detail ? ` (${detail})` : ''}`);
 }
 
 function validate(buf) {
   const len = buf.length;
-  if (len < 6) fail('truncated', `the buffer is shorter than a bloomfilter header (${len} bytes)`);
+  if (len < 6) fail('truncated', `${len} bytes were given`);
   if (buf[0] !== 0x42 || buf[1] !== 0x4c || buf[2] !== 0x4d || buf[3] !== 0x46) {
     if (buf[0] === 0x42 && buf[1] === 0x4c && buf[2] === 0x4d && buf[3] === 0x43) {
-      fail('magic', 'this is a counting Bloom filter (magic "BLMC"), not a bloomfilter');
+      throw new BloomFilterError('magic', 'invalid bloomfilter: this is a counting Bloom filter (magic "BLMC"), not a bloomfilter');
     }
-    fail('magic', 'the buffer does not start with the bloomfilter magic "BLMF"');
+    fail('magic');
   }
   const dv = new DataView(buf.buffer, buf.byteOffset, len);
   const version = dv.getUint16(OFF_VERSION, true);
@@ -552,14 +584,14 @@ function validate(buf) {
     fail('family', `the header gives key family ${family} with type tag ${tag}; families go from 0 to 16, and families 11, 14, 15 and 16, and only they, have a type tag`);
   }
   if (dv.getUint16(OFF_FLAGS, true) !== 0 || dv.getUint32(OFF_RESERVED, true) !== 0) {
-    fail('reserved', 'reserved header fields are not zero');
+    fail('reserved');
   }
   if (dv.getBigUint64(OFF_CHECKSUM, true) !== checksum(buf)) {
-    fail('checksum', 'the checksum does not match the contents');
+    fail('checksum');
   }
   if (family === 0 || dv.getBigUint64(OFF_ADDED, true) === 0n) {
     for (let i = HEADER; i < len; i++) {
-      if (buf[i] !== 0) fail('added', 'bits are set but the header records no added key');
+      if (buf[i] !== 0) fail('added');
     }
   }
 }
