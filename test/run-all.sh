@@ -56,6 +56,7 @@ step "fuzzing the validators, text codec and filter operations (libFuzzer, 8 tar
 step "pg_regress" regress
 step "README examples run as shown (test/readme_test.py)" pg_virtualenv -t python3 test/readme_test.py
 step "TAP: multi-cluster Bloom-joins, sharding, shipping, version guard" bash test/tap.sh
+step "JavaScript client: vectors, unit tests, against the server (node --test)" bash -c 'cd src/clients/js && npm ci --no-audit --no-fund && pg_virtualenv -t node --test test/*.test.mjs'
 
 echo "tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

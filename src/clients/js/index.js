@@ -59,6 +59,14 @@ const KEY8_DV = new DataView(KEY8.buffer);
 const H64 = new BigUint64Array(1);
 const H32 = new Uint32Array(H64.buffer);
 
+/** The hash of an integer key (8 bytes little-endian) into H32: the hot path. */
+function hashSafeInteger(key, seed) {
+  const hi = Math.floor(key / 4294967296);
+  KEY8_DV.setUint32(0, key - hi * 4294967296, true);
+  KEY8_DV.setInt32(4, hi, true);
+  H64[0] = xxh3.xxh64(KEY8, seed);
+}
+
 function checksum(buf) {
   return xxh3.Xxh3.withSeed(0n)
     .update(buf.subarray(0, OFF_CHECKSUM))
@@ -142,9 +150,25 @@ export class BloomFilter {
     this._seed = dv.getBigUint64(OFF_SEED, true);
     this._nbits = Number(dv.getBigUint64(OFF_NBITS, true));
     this._nblocks = this._nbits / BLOCK_BITS;
-    this._added = dv.getBigUint64(OFF_ADDED, true);
+    this._addedBase = dv.getBigUint64(OFF_ADDED, true);
+    this._addedMore = 0; // adds since _addedBase: a number, cheaper than a bigint per add
     this._family = dv.getUint16(OFF_FAMILY, true);
     this._typeTag = dv.getUint32(OFF_TYPETAG, true);
+  }
+
+  /** The add count, saturating at 2^64-1 as the server's. */
+  get _added() {
+    if (this._addedMore !== 0) {
+      const s = this._addedBase + BigInt(this._addedMore);
+      this._addedBase = s > U64_MAX ? U64_MAX : s;
+      this._addedMore = 0;
+    }
+    return this._addedBase;
+  }
+
+  set _added(v) {
+    this._addedBase = v;
+    this._addedMore = 0;
   }
 
   static _make(layout, hashes, seed, nbits) {
@@ -212,6 +236,12 @@ export class BloomFilter {
 
   /** Adds key (see BloomKey for what a key may be); returns this. */
   add(key) {
+    if (typeof key === 'number' && Number.isSafeInteger(key) && this._family === Family.INTEGER) {
+      hashSafeInteger(key, this._seed);
+      this._insert(H32[0], H32[1]);
+      this._addedMore++;
+      return this;
+    }
     const family = this._hashKey(key);
     if (family !== this._family) {
       if (this._family !== Family.NONE) throw this._familyError(family);
@@ -219,7 +249,7 @@ export class BloomFilter {
       this._typeTag = 0;
     }
     this._insert(H32[0], H32[1]);
-    if (this._added !== U64_MAX) this._added++;
+    this._addedMore++;
     return this;
   }
 
@@ -234,6 +264,10 @@ export class BloomFilter {
    * filter's rate.  A key of another family than the filter's is an error.
    */
   contains(key) {
+    if (typeof key === 'number' && Number.isSafeInteger(key) && this._family === Family.INTEGER) {
+      hashSafeInteger(key, this._seed);
+      return this._probe(H32[0], H32[1]);
+    }
     const family = this._hashKey(key);
     if (family !== this._family) {
       if (this._family === Family.NONE) return false;
