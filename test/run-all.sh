@@ -55,6 +55,12 @@ step "fuzzing the validators, text codec and filter operations (libFuzzer, 8 tar
 	env FUZZ_SECONDS="${FUZZ_SECONDS:-30}" bash test/fuzz/run.sh
 step "pg_regress" regress
 step "README examples run as shown (test/readme_test.py)" pg_virtualenv -t python3 test/readme_test.py
+# The clients (src/clients/*): unit tests from test/vectors/vectors.tsv and
+# tests against the installed server.  BLOOMFILTER_SERVER_TESTS=require
+# makes a missing server or psycopg a failure instead of a skip; pytest's
+# exit code 5 (no test collected) fails the step too.
+step "Python client: vectors and server tests (pytest, src/clients/python/tests)" \
+	pg_virtualenv -t env BLOOMFILTER_SERVER_TESTS=require /usr/bin/python3 -m pytest -q -p no:cacheprovider src/clients/python/tests
 step "TAP: multi-cluster Bloom-joins, sharding, shipping, version guard" bash test/tap.sh
 step "JavaScript client: vectors, unit tests, against the server (node --test)" bash -c 'cd src/clients/js && npm ci --no-audit --no-fund && pg_virtualenv -t node --test test/*.test.mjs'
 

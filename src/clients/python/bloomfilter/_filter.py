@@ -6,6 +6,7 @@ import binascii
 import math
 import struct
 import warnings
+from functools import lru_cache
 
 import xxhash
 
@@ -35,6 +36,16 @@ _HDR = struct.Struct("<4sHBBQQQHHIIQ")
 assert _HDR.size == HEADER_SIZE
 
 _xxh3 = xxhash.xxh3_64_intdigest
+_PACK_Q = struct.Struct("<q").pack
+# add_all hashes this many keys before setting their bits
+_CHUNK = 1 << 16
+
+
+@lru_cache(maxsize=None)
+def _block_mults(k):
+    """0x9e3779b9^i mod 2^32 for i < k: the blocked layout's i-th bit of a
+    key is ((x * mults[i]) mod 2^32) >> 23."""
+    return tuple(pow(BLOCK_MULT, i, 1 << 32) for i in range(k))
 
 
 def mix64(v):
@@ -45,26 +56,6 @@ def mix64(v):
     v = (v * 0x94D049BB133111EB) & M64
     v ^= v >> 31
     return v
-
-
-def positions(layout, hashes, nbits, h):
-    """The k bit positions of a key of hash h ("Hashing and positions")."""
-    out = []
-    if layout == LAYOUT_BLOCKED:
-        base = (((h >> 32) * (nbits >> 9)) >> 32) << 9
-        x = h & M32
-        for _ in range(hashes):
-            out.append(base + (x >> 23))
-            x = (x * BLOCK_MULT) & M32
-    else:
-        x = h
-        y = mix64(h)
-        z = mix64(h ^ GOLDEN64)
-        for _ in range(hashes):
-            out.append((x * nbits) >> 64)
-            x = (x + y) & M64
-            y = (y + z) & M64
-    return out
 
 
 def checksum(header, bits):
@@ -375,45 +366,53 @@ class BloomFilter:
     def _hash(self, key):
         return _keys.key_bytes(key)
 
-    def _check_family(self, family, what):
-        if self._family != family and self._family != FAMILY_NONE:
+    def _check_family(self, family, what, held=None):
+        if held is None:
+            held = self._family
+        if held != family and held != FAMILY_NONE:
             key_family = family_display(family)
             raise FamilyMismatchError(
                 "the filter holds keys of family \"%s\", not \"%s\""
-                % (family_display(self._family, self._tag), key_family),
+                % (family_display(held, self._tag), key_family),
                 "Values of Python type %s hash as family \"%s\"; a filter answers only for keys "
                 "of the family it was built from." % (what, key_family))
 
-    def _set(self, h):
+    def _set_many(self, hashes):
+        """Sets the bits of every hash (the positions of "Hashing and
+        positions"; the blocked ones as x * 0x9e3779b9^i, the same values
+        as the recurrence, without its dependency)."""
         bits = self._bits
+        k = self._hashes
         if self._layout == LAYOUT_BLOCKED:
-            base = (((h >> 32) * (self._nbits >> 9)) >> 32) << 9
-            x = h & M32
-            for _ in range(self._hashes):
-                p = base + (x >> 23)
-                bits[p >> 3] |= 1 << (p & 7)
-                x = (x * BLOCK_MULT) & M32
+            nblocks = self._nbits >> 9
+            mults = _block_mults(k)
+            for h in hashes:
+                base = (((h >> 32) * nblocks) >> 32) << 6
+                x = h & M32
+                for p in mults:
+                    b = ((x * p) & M32) >> 23
+                    bits[base + (b >> 3)] |= 1 << (b & 7)
         else:
             m = self._nbits
-            x = h
-            y = mix64(h)
-            z = mix64(h ^ GOLDEN64)
-            for _ in range(self._hashes):
-                p = (x * m) >> 64
-                bits[p >> 3] |= 1 << (p & 7)
-                x = (x + y) & M64
-                y = (y + z) & M64
+            for h in hashes:
+                x = h
+                y = mix64(h)
+                z = mix64(h ^ GOLDEN64)
+                for _ in range(k):
+                    p = (x * m) >> 64
+                    bits[p >> 3] |= 1 << (p & 7)
+                    x = (x + y) & M64
+                    y = (y + z) & M64
 
     def _test(self, h):
         bits = self._bits
         if self._layout == LAYOUT_BLOCKED:
-            base = (((h >> 32) * (self._nbits >> 9)) >> 32) << 9
+            base = (((h >> 32) * (self._nbits >> 9)) >> 32) << 6
             x = h & M32
-            for _ in range(self._hashes):
-                p = base + (x >> 23)
-                if not bits[p >> 3] & (1 << (p & 7)):
+            for p in _block_mults(self._hashes):
+                b = ((x * p) & M32) >> 23
+                if not bits[base + (b >> 3)] & (1 << (b & 7)):
                     return False
-                x = (x * BLOCK_MULT) & M32
             return True
         m = self._nbits
         x = h
@@ -432,7 +431,7 @@ class BloomFilter:
         if not 1 <= family <= FAMILY_MAX or family in TAGGED_FAMILIES:
             raise InvalidArgumentError("family %r cannot be given without a type tag" % (family,))
         self._check_family(family, "bytes")
-        self._set(_xxh3(data, self._seed))
+        self._set_many((_xxh3(bytes(data), self._seed),))
         self._family = family
         self._added = min(self._added + 1, M64)
 
@@ -440,7 +439,7 @@ class BloomFilter:
         self._check_family(family, "bytes")
         if self._family == FAMILY_NONE:
             return False
-        return self._test(_xxh3(data, self._seed))
+        return self._test(_xxh3(bytes(data), self._seed))
 
     def add(self, key):
         """Adds a key (None is skipped, as bloom_add skips NULL).  Returns
@@ -449,31 +448,55 @@ class BloomFilter:
             return self
         family, data = _keys.key_bytes(key)
         self._check_family(family, type(key).__qualname__)
-        self._set(_xxh3(data, self._seed))
+        self._set_many((_xxh3(data, self._seed),))
         self._family = family
         self._added = min(self._added + 1, M64)
         return self
 
     def add_all(self, keys):
         """Adds every key of an iterable (None skipped, as bloom_add_all
-        skips NULL elements).  Returns the filter."""
+        skips NULL elements).  Returns the filter.  All or nothing: if a
+        key is refused, the filter is left as it was."""
         key_bytes = _keys.key_bytes
         seed = self._seed
-        setbits = self._set
+        pack = _PACK_Q
         fam = self._family
+        before = None
         n = 0
+        hashes = []
+        append = hashes.append
         try:
             for key in keys:
-                if key is None:
+                if type(key) is int:
+                    try:
+                        data = pack(key)
+                    except struct.error:
+                        _keys.encode_int(key)       # raises its OverflowError
+                        raise
+                    family = 1
+                elif key is None:
                     continue
-                family, data = key_bytes(key)
+                else:
+                    family, data = key_bytes(key)
                 if family != fam:
-                    self._check_family(family, type(key).__qualname__)
-                    fam = self._family = family
-                setbits(_xxh3(data, seed))
-                n += 1
-        finally:
-            self._added = min(self._added + n, M64)
+                    self._check_family(family, type(key).__qualname__, fam)
+                    fam = family
+                append(_xxh3(data, seed))
+                if len(hashes) == _CHUNK:
+                    if before is None:
+                        before = (bytes(self._bits), self._family)
+                    self._set_many(hashes)
+                    n += len(hashes)
+                    hashes.clear()
+        except BaseException:
+            if before is not None:
+                self._bits[:] = before[0]
+            raise
+        self._set_many(hashes)
+        n += len(hashes)
+        if n:
+            self._family = fam
+        self._added = min(self._added + n, M64)
         return self
 
     def contains(self, key):
@@ -528,10 +551,17 @@ class BloomFilter:
                         min(self._added + other._added, M64), family, tag, _or_bytes(x, y))
         fpr = r.fpr()
         if fpr > 0.05:
+            # the server's WARNING (bloom_warn_union_rate), as a Python warning
             inputs = max(self.fpr(), other.fpr())
             if fpr > 10 * inputs:
-                warnings.warn("bloomfilter union of filters has a false-positive rate of %.3g; "
-                              "the filters united had at most %.3g" % (fpr, inputs), stacklevel=2)
+                if self._nbits != other._nbits:
+                    msg = ("bloomfilter union folded a filter of %d bits to %d bits; its "
+                           "false-positive rate is now %.3g"
+                           % (max(self._nbits, other._nbits), nbits, fpr))
+                else:
+                    msg = ("bloomfilter union of filters of %d bits has a false-positive rate "
+                           "of %.3g; the filters united had at most %.3g" % (nbits, fpr, inputs))
+                warnings.warn(msg, stacklevel=2)
         return r
 
     def intersection(self, other):

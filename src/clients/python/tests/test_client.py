@@ -1,0 +1,142 @@
+"""The client's own behaviour (no server): families, errors, forms."""
+import datetime
+import decimal
+import uuid
+
+import pytest
+
+from bloomfilter import (BloomFilter, FamilyMismatchError, IncompatibleFiltersError,
+                         InvalidArgumentError, InvalidFilterError, UnsupportedKeyError,
+                         key_bytes)
+
+
+def test_families_of_python_values():
+    utc = datetime.timezone.utc
+    cases = [(1, 1), (-(1 << 63), 1), (1.0, 2), ("a", 4), (b"a", 5), (bytearray(b"a"), 5),
+             (memoryview(b"a"), 5), (uuid.uuid4(), 6), (True, 7), (False, 7),
+             (datetime.date(2020, 1, 1), 8), (datetime.datetime(2020, 1, 1), 9),
+             (datetime.datetime(2020, 1, 1, tzinfo=utc), 10)]
+    for v, fam in cases:
+        assert key_bytes(v)[0] == fam, v
+
+
+def test_key_bytes_by_hand():
+    assert key_bytes(1)[1] == bytes.fromhex("0100000000000000")
+    assert key_bytes(-0.0) == key_bytes(0.0)
+    assert key_bytes(float("nan"))[1] == bytes.fromhex("000000000000f87f")
+    assert key_bytes("ab  ")[1] == b"ab"
+    assert key_bytes("ab\t")[1] == b"ab\t"       # only U+0020 is dropped
+    assert key_bytes(datetime.date(2000, 1, 2))[1] == bytes.fromhex("0100000000000000")
+    assert key_bytes(datetime.date(1999, 12, 31))[1] == bytes.fromhex("ffffffffffffffff")
+    assert key_bytes(datetime.datetime(2000, 1, 1, 0, 0, 0, 1))[1] == bytes.fromhex("0100000000000000")
+    ist = datetime.timezone(datetime.timedelta(hours=5, minutes=30))
+    assert key_bytes(datetime.datetime(2000, 1, 1, 5, 30, tzinfo=ist)) == (10, bytes(8))
+    assert key_bytes(True) == (7, b"\x01")
+
+
+@pytest.mark.parametrize("v", [decimal.Decimal("1.5"), [1], (1,), {"a": 1}, 1 + 2j,
+                               datetime.time(1, 2), datetime.timedelta(1), object(), {1}])
+def test_other_types_refused(v):
+    f = BloomFilter.empty(10)
+    with pytest.raises(UnsupportedKeyError) as e:
+        f.add(v)
+    assert isinstance(e.value, TypeError)
+    with pytest.raises(UnsupportedKeyError):
+        v in f                                    # noqa: B015 -- never a silent False
+    assert f.added == 0
+
+
+def test_none():
+    f = BloomFilter.empty(10).add(None).add_all([None, 1, None])
+    assert f.added == 1
+    with pytest.raises(UnsupportedKeyError):
+        f.contains(None)
+
+
+def test_int_range():
+    f = BloomFilter.empty(10)
+    f.add((1 << 63) - 1).add(-(1 << 63))
+    for v in (1 << 63, -(1 << 63) - 1, 1 << 100):
+        with pytest.raises(OverflowError):
+            f.add(v)
+        with pytest.raises(OverflowError):
+            f.add_all([1, v])
+        with pytest.raises(OverflowError):
+            v in f                                # noqa: B015
+    assert f.added == 2
+
+
+def test_bool_is_not_int():
+    f = BloomFilter.empty(10).add(1)
+    with pytest.raises(FamilyMismatchError):
+        True in f                                 # noqa: B015
+    naive = BloomFilter.empty(10).add(datetime.datetime(2020, 1, 1))
+    with pytest.raises(FamilyMismatchError):
+        naive.contains(datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc))
+    with pytest.raises(FamilyMismatchError):
+        naive.contains(datetime.date(2020, 1, 1))
+
+
+def test_add_all_is_all_or_nothing():
+    f = BloomFilter.empty(1000).add(5)
+    before = bytes(f)
+    with pytest.raises(FamilyMismatchError):
+        f.add_all(list(range(200000)) + ["x"])
+    assert bytes(f) == before
+    g = BloomFilter.empty(10)
+    with pytest.raises(FamilyMismatchError):
+        g.add_all([1, "a"])
+    assert bytes(g) == bytes(BloomFilter.empty(10))
+
+
+def test_add_all_equals_adds():
+    keys = list(range(-50, 70000, 7)) + [None]
+    a = BloomFilter.empty(10000, 0.01, "classic", 3).add_all(iter(keys))
+    b = BloomFilter.empty(10000, 0.01, "classic", 3)
+    for k in keys:
+        b.add(k)
+    assert a == b and a.added == len(keys) - 1
+    assert all(k in a for k in keys if k is not None)
+
+
+def test_empty_probes_false():
+    f = BloomFilter.empty(10)
+    assert 1 not in f and "x" not in f and f.family == "none"
+
+
+def test_arguments():
+    for args in [(0,), (-1,), (10, 0.0), (10, 1.0), (10, float("nan")), (10, 0.01, "other"),
+                 (10, 0.01, "blocked", 1 << 64), (True,), (10 ** 30, 0.01)]:
+        with pytest.raises(InvalidArgumentError):
+            BloomFilter.empty(*args)
+    for args in [(0, 3), (100, 0), (100, 33), (6442450432 + 1, 3), (100, 3, "x")]:
+        with pytest.raises(InvalidArgumentError):
+            BloomFilter.empty_bits(*args)
+    assert BloomFilter.empty_bits(1, 1).nbits == 64
+    assert BloomFilter.empty_bits(1, 1, "blocked").nbits == 512
+    assert BloomFilter.empty(10, seed=-1).seed == -1
+    assert BloomFilter.empty(10, seed=(1 << 64) - 1) == BloomFilter.empty(10, seed=-1)
+    with pytest.raises(IncompatibleFiltersError):
+        BloomFilter.empty(10, seed=1) | BloomFilter.empty(10, seed=2)
+
+
+def test_forms():
+    f = BloomFilter.empty(100, 0.01, "classic", 5).add_all(["a", "b"])
+    s = str(f)
+    assert BloomFilter.from_text(s) == f
+    assert BloomFilter.from_text(" \n".join(s[i:i + 76] for i in range(0, len(s), 76))) == f
+    assert BloomFilter.from_bytes(bytes(f)) == f
+    assert BloomFilter.from_bytes(bytearray(bytes(f))) == f
+    assert BloomFilter.from_bytes(memoryview(bytes(f))) == f
+    with pytest.raises(TypeError):
+        BloomFilter.from_bytes("not bytes")
+    with pytest.raises(InvalidFilterError):
+        BloomFilter.from_text(s + "=")
+    with pytest.raises(InvalidFilterError):
+        BloomFilter.from_text("é" * 4)
+    g = f.copy()
+    g.add("c")
+    assert g != f and "c" in g
+    assert "BloomFilter classic" in repr(f)
+    info = f.info()
+    assert info["added"] == 2 and info["key_family"] == "text" and info["bytes"] == len(bytes(f))

@@ -1,0 +1,344 @@
+"""The client against a running server with bloomfilter.
+
+The connection comes from libpq's environment (PGHOST, PGPORT, PGUSER,
+PGPASSWORD, PGDATABASE: what pg_virtualenv sets).  Without a server these
+tests are skipped, unless BLOOMFILTER_SERVER_TESTS=require (as CI sets it),
+where a missing server is a failure.  The random keys come from
+BLOOMFILTER_TEST_SEED (printed at the start) so that a failure can be rerun.
+"""
+import datetime
+import math
+import os
+import random
+import struct
+import uuid
+
+import pytest
+
+from bloomfilter import (BloomFilter, FamilyMismatchError, InvalidFilterError,
+                         register_bloomfilter)
+from vectors import records
+
+if os.environ.get("BLOOMFILTER_SERVER_TESTS") == "require":
+    import psycopg                      # CI: a missing psycopg is a failure
+else:
+    psycopg = pytest.importorskip("psycopg")
+
+SEED = int(os.environ.get("BLOOMFILTER_TEST_SEED") or random.SystemRandom().randrange(1 << 32))
+print("bloomfilter server tests: BLOOMFILTER_TEST_SEED=%d" % SEED)
+
+
+@pytest.fixture(scope="module")
+def conn():
+    try:
+        c = psycopg.connect(autocommit=True)
+    except psycopg.OperationalError as e:
+        if os.environ.get("BLOOMFILTER_SERVER_TESTS") == "require":
+            pytest.fail("no server to test against: %s" % e)
+        pytest.skip("no server (set PGHOST, PGPORT, ...): %s" % e)
+    c.execute("CREATE EXTENSION IF NOT EXISTS bloomfilter")
+    c.execute("SET extra_float_digits = 3")
+    # the session's time zone must not matter to timestamptz keys
+    c.execute("SET TimeZone = 'Asia/Kolkata'")
+    register_bloomfilter(c)
+    yield c
+    c.close()
+
+
+def one(conn, sql, params=()):
+    return conn.execute(sql, params).fetchone()
+
+
+# ---- random keys of every family ----
+
+def rand_text(r):
+    alphabet = "abcxyz019 \t\n'\"\\,{}é€😀\u00a0"
+    s = "".join(r.choice(alphabet) for _ in range(r.randint(0, 10)))
+    return s + " " * r.choice([0, 0, 0, 1, 2])
+
+
+def rand_float(r):
+    c = r.random()
+    if c < 0.05:
+        return r.choice([0.0, -0.0, float("nan"), float("inf"), float("-inf")])
+    if c < 0.5:
+        return r.uniform(-1e9, 1e9)
+    v = struct.unpack("<d", struct.pack("<Q", r.getrandbits(64)))[0]
+    return float("nan") if v != v else v
+
+
+def rand_tz(r):
+    return datetime.timezone(datetime.timedelta(minutes=r.randint(-14 * 60, 14 * 60)))
+
+
+GEN = {
+    # family: (SQL array type, generator)
+    "int2": ("int2", lambda r: r.randint(-32768, 32767)),
+    "int4": ("int4", lambda r: r.randint(-(1 << 31), (1 << 31) - 1)),
+    "int8": ("int8", lambda r: r.randint(-(1 << 63), (1 << 63) - 1)),
+    "float8": ("float8", rand_float),
+    "float4": ("float4", lambda r: struct.unpack("<f", struct.pack("<f", r.uniform(-1e30, 1e30)))[0]),
+    "text": ("text", rand_text),
+    "bytea": ("bytea", lambda r: r.randbytes(r.randint(0, 20))),
+    "uuid": ("uuid", lambda r: uuid.UUID(int=r.getrandbits(128))),
+    "bool": ("bool", lambda r: r.random() < 0.5),
+    "date": ("date", lambda r: datetime.date(1, 1, 1) + datetime.timedelta(days=r.randint(0, 3652058))),
+    "timestamp": ("timestamp", lambda r: datetime.datetime(1, 1, 1) + datetime.timedelta(
+        microseconds=r.randint(0, 315537897599999999))),
+    "timestamptz": ("timestamptz", lambda r: (datetime.datetime(1, 1, 2, tzinfo=datetime.timezone.utc)
+                                              + datetime.timedelta(microseconds=r.randint(0, 315537724800000000))
+                                              ).astimezone(rand_tz(r))),
+}
+
+
+def keys_of(kind, r, n):
+    gen = GEN[kind][1]
+    return [gen(r) for _ in range(n)]
+
+
+def sql_filter(conn, kind, keys, geom):
+    """The server's bloom_add_all(bloom_empty(...), keys) as a BloomFilter."""
+    typ = GEN[kind][0]
+    if geom[0] == "bits":
+        base = "bloom_empty_bits(%s, %s, %s, %s)"
+    else:
+        base = "bloom_empty(%s, %s, %s, %s)"
+    return one(conn, "SELECT bloom_add_all(" + base + ", %s::" + typ + "[])",
+               list(geom[1:]) + [keys])[0]
+
+
+def client_filter(keys, geom):
+    if geom[0] == "bits":
+        f = BloomFilter.empty_bits(*geom[1:])
+    else:
+        f = BloomFilter.empty(*geom[1:])
+    return f.add_all(keys)
+
+
+@pytest.mark.parametrize("kind", sorted(GEN))
+@pytest.mark.parametrize("layout", ["blocked", "classic"])
+def test_same_bytes_and_probes(conn, kind, layout):
+    r = random.Random("%d/%s/%s" % (SEED, kind, layout))
+    for round_ in range(3):
+        n = r.choice([1, 10, 200])
+        keys = keys_of(kind, r, n)
+        seed = r.choice([0, 1, -1, r.randint(-(1 << 63), (1 << 63) - 1)])
+        geom = r.choice([("empty", r.choice([10, 100, 1000]), r.choice([0.01, 0.1, 0.001]), layout, seed),
+                         ("bits", r.randint(1, 5000), r.randint(1, 12), layout, seed)])
+        ctx = "seed %d, %s %s %r" % (SEED, kind, layout, geom)
+        srv = sql_filter(conn, kind, keys, geom)
+        cli = client_filter(keys, geom)
+        assert isinstance(srv, BloomFilter)
+        assert bytes(cli) == bytes(srv), ctx
+        # no false negative on either side, and the same answers for others
+        others = keys_of(kind, r, 300)
+        probe = keys + others
+        typ = GEN[kind][0]
+        server_says = one(conn, "SELECT array_agg(bloom_contains(%s, k) ORDER BY i) "
+                                "FROM unnest(%s::" + typ + "[]) WITH ORDINALITY AS t(k, i)",
+                          (cli, probe))[0]
+        client_says = [srv.contains(k) for k in probe]
+        assert all(client_says[:n]), ctx
+        assert server_says == client_says, ctx
+        # the estimates
+        card, fpr = one(conn, "SELECT bloom_cardinality(%s), bloom_fpr(%s)", (cli, cli))
+        assert math.isclose(cli.cardinality(), card, rel_tol=1e-12) or cli.cardinality() == card
+        assert math.isclose(cli.fpr(), fpr, rel_tol=1e-12) or cli.fpr() == fpr
+
+
+def test_bloom_agg_sizing(conn):
+    """BloomFilter.empty(capacity, fpr) plus the keys is bloom_agg(x, capacity, fpr)."""
+    r = random.Random(SEED)
+    for _ in range(5):
+        keys = keys_of("int8", r, r.randint(1, 3000))
+        cap, p = r.randint(1, 5000), r.choice([0.5, 0.01, 0.02, 1e-5])
+        srv = one(conn, "SELECT bloom_agg(k, %s, %s) FROM unnest(%s::int8[]) k", (cap, p, keys))[0]
+        assert bytes(BloomFilter.empty(cap, p).add_all(keys)) == bytes(srv)
+
+
+def test_sizing_many_pairs(conn):
+    r = random.Random(SEED + 1)
+    pairs = []
+    for _ in range(400):
+        cap = int(10 ** r.uniform(0, 6.3))
+        p = 10 ** r.uniform(-9, -0.01)
+        pairs.append((cap, p, r.choice(["blocked", "classic"])))
+    pairs += [(c, p, l) for c in (1, 2, 1000, 1000000) for p in (0.01, 0.001, 0.5, 0.999999, 1e-12)
+              for l in ("blocked", "classic")]
+    rows = conn.execute(
+        "SELECT (i).bits, (i).hashes FROM unnest(%s::int8[], %s::float8[], %s::text[]) "
+        "WITH ORDINALITY AS t(c, p, l, o), LATERAL (SELECT bloom_info(bloom_empty(c, p, l)) AS i) s ORDER BY o",
+        ([c for c, _, _ in pairs], [p for _, p, _ in pairs], [l for _, _, l in pairs])).fetchall()
+    for (cap, p, layout), (bits, hashes) in zip(pairs, rows):
+        f = BloomFilter.empty(cap, p, layout)
+        assert (f.nbits, f.hashes) == (bits, hashes), (cap, p, layout)
+
+
+def test_info_matches(conn):
+    r = random.Random(SEED + 2)
+    for layout in ("blocked", "classic"):
+        f = BloomFilter.empty(500, 0.02, layout, seed=-5).add_all(keys_of("text", r, 700))
+        row = conn.execute("SELECT * FROM bloom_info(%s)", (f,))
+        names = [d.name for d in row.description]
+        srv = dict(zip(names, row.fetchone()))
+        mine = f.info()
+        assert set(srv) == set(mine)
+        for k in srv:
+            if isinstance(srv[k], float):
+                assert math.isclose(mine[k], srv[k], rel_tol=1e-12), k
+            else:
+                assert mine[k] == srv[k], k
+
+
+def test_union_intersect_fold(conn):
+    r = random.Random(SEED + 3)
+    for layout in ("blocked", "classic"):
+        unit = 512 if layout == "blocked" else 64
+        for mult in (1, 2, 8):
+            a = BloomFilter.empty_bits(unit * 16, 4, layout, 9).add_all(keys_of("int8", r, 30))
+            b = BloomFilter.empty_bits(unit * 16 * mult, 4, layout, 9).add_all(keys_of("int8", r, 30))
+            u, i = one(conn, "SELECT bloom_union(%s, %s), bloom_intersect(%s, %s)", (a, b, a, b))
+            assert bytes(a | b) == bytes(u)
+            assert bytes(b | a) == bytes(one(conn, "SELECT bloom_union(%s, %s)", (b, a))[0])
+            assert bytes(a & b) == bytes(i)
+            assert one(conn, "SELECT %s @>> %s", (a | b, b))[0] is True
+            assert (a | b).issuperset(b)
+
+
+def test_family_mismatch_same_error(conn):
+    f = BloomFilter.empty(100).add_all([1, 2, 3])
+    with pytest.raises(psycopg.Error) as se:
+        conn.execute("SELECT bloom_contains(%s, 'x'::text)", (f,))
+    with pytest.raises(FamilyMismatchError) as ce:
+        f.contains("x")
+    assert se.value.sqlstate == ce.value.sqlstate
+    assert se.value.diag.message_primary == ce.value.message
+    with pytest.raises(FamilyMismatchError):
+        f.add(1.5)
+    g = BloomFilter.empty(100).add("a")
+    with pytest.raises(psycopg.Error) as se:
+        conn.execute("SELECT bloom_union(%s, %s)", (f, g))
+    with pytest.raises(FamilyMismatchError) as ce:
+        f | g
+    assert se.value.diag.message_primary == ce.value.message
+
+
+class RawFilterBytes(bytes):
+    """Bytes sent as a binary bloomfilter parameter, unchecked."""
+
+
+class RawFilterText(str):
+    """Text sent as a text bloomfilter parameter, unchecked."""
+
+
+def corrupt_cases():
+    yield from ((r[1], bytes.fromhex(r[2])) for r in records("corrupt"))
+    # and random damage to a valid filter
+    r = random.Random(SEED + 4)
+    good = bytes(BloomFilter.empty(50, 0.1, "classic").add_all(range(20)))
+    for n in range(60):
+        b = bytearray(good)
+        what = r.random()
+        if what < 0.3:
+            b = b[:r.randrange(len(b))]
+        elif what < 0.8:
+            for _ in range(r.randint(1, 3)):
+                b[r.randrange(52)] = r.randrange(256)
+        else:
+            b[r.randrange(len(b))] ^= 1 << r.randrange(8)
+        yield "random-%d" % n, bytes(b)
+
+
+def test_corrupt_refused_alike(conn):
+    from psycopg.adapt import Dumper
+    from psycopg.pq import Format
+    oid = one(conn, "SELECT 'bloomfilter'::regtype::oid")[0]
+
+    class RawBinary(Dumper):
+        format = Format.BINARY
+
+        def dump(self, obj):
+            return bytes(obj)
+
+    class RawText(Dumper):
+        format = Format.TEXT
+
+        def dump(self, obj):
+            return str(obj).encode()
+
+    RawBinary.oid = oid
+    RawText.oid = oid
+    conn.adapters.register_dumper(RawFilterBytes, RawBinary)
+    conn.adapters.register_dumper(RawFilterText, RawText)
+    import base64
+    n = 0
+    for name, data in corrupt_cases():
+        try:
+            mine = bytes(BloomFilter.from_bytes(data))
+            mine_err = None
+        except InvalidFilterError as e:
+            mine_err = e
+        for how, param in (("binary", RawFilterBytes(data)), ("bytea", data),
+                           ("text", RawFilterText(base64.b64encode(data).decode()))):
+            sql = "SELECT %s::bytea::bloomfilter::bytea" if how == "bytea" else "SELECT %s::bytea"
+            try:
+                srv = one(conn, sql, (param,))[0]
+                srv_err = None
+            except psycopg.Error as e:
+                srv_err = e
+            if mine_err is None:
+                assert srv_err is None, (name, how, srv_err)
+                assert srv == mine, (name, how)
+            else:
+                assert srv_err is not None, (name, how, "the server accepted what the client refused")
+                assert srv_err.diag.message_primary == mine_err.message, (name, how)
+            n += 1
+    assert n > 200
+
+
+def test_adapter_round_trip(conn):
+    f = BloomFilter.empty(1000, 0.01, "classic", 77).add_all(["a", "b", "ç "])
+    # binary parameter, binary and text results
+    for binary in (True, False):
+        cur = conn.cursor(binary=binary)
+        for fmt in ("%b", "%t", "%s"):
+            got = cur.execute("SELECT " + fmt + "::bloomfilter", (f,)).fetchone()[0]
+            assert isinstance(got, BloomFilter)
+            assert got == f and bytes(got) == bytes(f)
+    # the server's own filter comes back whole, and probes as SQL does
+    g = one(conn, "SELECT bloom_agg(x, 100, 0.01) FROM generate_series(1, 50) x")[0]
+    assert all(x in g for x in range(1, 51))
+    assert one(conn, "SELECT count(*) FROM generate_series(1, 100) x WHERE x <@ %s::bloomfilter",
+               (g,))[0] == sum(1 for x in range(1, 101) if x in g)
+    # text form as the server prints it
+    assert one(conn, "SELECT %s::bloomfilter::text", (f,))[0] == str(f)
+    assert BloomFilter.from_text(one(conn, "SELECT bloom_add(bloom_empty(10), 1)::text")[0]) \
+        == one(conn, "SELECT bloom_add(bloom_empty(10), 1)")[0]
+
+
+def test_int_and_float_families(conn):
+    """int2, int4 and int8 are one family; float4 keys are float8 keys."""
+    f = BloomFilter.empty(100).add_all([1, 2, 40000])
+    assert one(conn, "SELECT bloom_contains(%s, 1::int2) AND bloom_contains(%s, 2::int4) "
+                     "AND bloom_contains(%s, 40000::int8)", (f, f, f))[0]
+    g = BloomFilter.empty(100).add_all([1.5, -0.0, float("nan")])
+    assert one(conn, "SELECT bloom_contains(%s, 1.5::float4) AND bloom_contains(%s, 0::float8) "
+                     "AND bloom_contains(%s, 'NaN'::float4)", (g, g, g))[0]
+    with pytest.raises(OverflowError):
+        BloomFilter.empty(10).add(1 << 63)
+
+
+def test_readme_python_example(conn):
+    """The README's Python example (the block after "clients-test: python")
+    runs and prints what the README shows."""
+    import contextlib
+    import io
+    import re
+    readme = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "README.md")
+    text = open(readme, encoding="utf-8").read()
+    m = re.search(r"<!-- clients-test: python[^>]*-->\n```python\n(.*?)```\n```\n(.*?)```", text, re.S)
+    assert m, "README.md has no Python example marked clients-test"
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(m.group(1), "README.md (Python example)", "exec"), {})
+    assert out.getvalue() == m.group(2)
