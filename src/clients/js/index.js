@@ -234,8 +234,12 @@ export class BloomFilter {
       'a filter answers only for keys of the family it was built from');
   }
 
-  /** Adds key (see BloomKey for what a key may be); returns this. */
+  /**
+   * Adds key (see BloomKey for what a key may be); returns this.  null and
+   * undefined are skipped, as bloom_add skips NULL.
+   */
   add(key) {
+    if (key === null || key === undefined) return this;
     if (typeof key === 'number' && Number.isSafeInteger(key) && this._family === Family.INTEGER) {
       hashSafeInteger(key, this._seed);
       this._insert(H32[0], H32[1]);
@@ -253,9 +257,57 @@ export class BloomFilter {
     return this;
   }
 
-  /** Adds every key of an iterable; returns this. */
+  /**
+   * Adds every key of an iterable (null and undefined skipped, as
+   * bloom_add_all skips NULL elements); returns this.  All or nothing, as
+   * the server's: every key is encoded and hashed before any bit is set, so
+   * a refused key, or keys of two families, leave the filter as it was.
+   */
   addAll(keys) {
-    for (const key of keys) this.add(key);
+    let lo = new Uint32Array(1024);
+    let hi = new Uint32Array(1024);
+    let n = 0;
+    let family = this._family;
+    const seed = this._seed;
+    for (const key of keys) {
+      let fam;
+      if (typeof key === 'number' && Number.isSafeInteger(key)) {
+        hashSafeInteger(key, seed);
+        fam = Family.INTEGER;
+      } else if (key === null || key === undefined) {
+        continue;
+      } else {
+        fam = this._hashKey(key);
+      }
+      if (fam !== family) {
+        if (family !== Family.NONE) {
+          if (this._family === Family.NONE) {
+            throw new TypeError(`the keys mix families ("${FAMILY_NAMES[family]}" and "${FAMILY_NAMES[fam]}"): ` +
+              'a filter holds keys of one family; nothing was added');
+          }
+          throw this._familyError(fam);
+        }
+        family = fam;
+      }
+      if (n === lo.length) {
+        const l2 = new Uint32Array(n * 2);
+        const h2 = new Uint32Array(n * 2);
+        l2.set(lo);
+        h2.set(hi);
+        lo = l2;
+        hi = h2;
+      }
+      lo[n] = H32[0];
+      hi[n] = H32[1];
+      n++;
+    }
+    if (n === 0) return this;
+    if (this._family === Family.NONE) {
+      this._family = family;
+      this._typeTag = 0;
+    }
+    for (let i = 0; i < n; i++) this._insert(lo[i], hi[i]);
+    this._addedMore += n;
     return this;
   }
 
@@ -264,6 +316,9 @@ export class BloomFilter {
    * filter's rate.  A key of another family than the filter's is an error.
    */
   contains(key) {
+    if (key === null || key === undefined) {
+      throw new TypeError(`a ${key} key has no answer (SQL's bloom_contains gives NULL for a NULL key)`);
+    }
     if (typeof key === 'number' && Number.isSafeInteger(key) && this._family === Family.INTEGER) {
       hashSafeInteger(key, this._seed);
       return this._probe(H32[0], H32[1]);
@@ -420,6 +475,7 @@ export class BloomFilter {
     const r = this._combine(g, 'union', 'or');
     const s = this._added + g._added;
     r._added = s > U64_MAX ? U64_MAX : s;
+    warnUnionRate(r, this, g);
     return r;
   }
 
@@ -562,6 +618,26 @@ export class BloomFilter {
   static timestamp(t) { return BloomKey.timestamp(t); }
 
   static timestamptz(t) { return BloomKey.timestamptz(t); }
+}
+
+/*
+ * The server's WARNING for a union whose rate is high (bloom_warn_union_rate),
+ * as a process warning: the union is right, but may prune nothing.
+ */
+function warnUnionRate(r, a, b) {
+  const fpr = r.fpr();
+  if (!(fpr > 0.05)) return;
+  const input = Math.max(a.fpr(), b.fpr());
+  if (!(fpr > 10 * input)) return;
+  const hint = 'Filters that will be combined keep their rate when built at one size for all their keys, ' +
+    'with bloom_agg(x, capacity, fpr), or as scalablebloom filters, with sbloom_agg(x).';
+  const larger = a._nbits !== b._nbits ? Math.max(a._nbits, b._nbits) : 0;
+  const msg = larger > r._nbits
+    ? `bloomfilter union folded a filter of ${larger} bits to ${r._nbits} bits; its false-positive rate is now ${fpr.toPrecision(3)}`
+    : `bloomfilter union of filters of ${r._nbits} bits has a false-positive rate of ${fpr.toPrecision(3)}; the filters united had at most ${input.toPrecision(3)}`;
+  if (typeof process !== 'undefined' && typeof process.emitWarning === 'function') {
+    process.emitWarning(`${msg}. ${hint}`, 'BloomFilterWarning');
+  }
 }
 
 // ---- validation, in FORMAT.md's order ----

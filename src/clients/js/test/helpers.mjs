@@ -4,6 +4,19 @@
 
 import { BloomKey } from '../index.js';
 
+/**
+ * The skip reason of the server tests when no server is configured, or
+ * false.  BLOOMFILTER_SERVER_TESTS=require (test/run-all.sh) makes a
+ * missing server a failure instead.
+ */
+export function serverSkip() {
+  if (process.env.PGHOST || process.env.PGPORT || process.env.PGDATABASE) return false;
+  if (process.env.BLOOMFILTER_SERVER_TESTS === 'require') {
+    throw new Error('BLOOMFILTER_SERVER_TESTS=require, but no server: set PGHOST/PGPORT (pg_virtualenv does)');
+  }
+  return 'no server: set PGHOST/PGPORT (pg_virtualenv does)';
+}
+
 export const SEED = Number(process.env.BLOOM_TEST_SEED ?? (Date.now() % 1000000));
 
 /** mulberry32: a small seeded generator of uint32. */
