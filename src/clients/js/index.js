@@ -6,6 +6,7 @@
 // with XXH3-64 (@node-rs/xxhash) seeded with the filter's seed.
 
 import { xxh3 } from '@node-rs/xxhash';
+import { OUT, mul64, xxh3Bitflip, xxh3_8 } from './xxh3_8.js';
 import {
   BloomKey, Family, FAMILY_NAMES, FAMILY_OUT, encodeKey, familyDisplay,
 } from './keys.js';
@@ -53,18 +54,30 @@ export class BloomFilterError extends Error {
   }
 }
 
-// scratch space for integer keys and for splitting a hash into halves
+// scratch space for integer keys; a key's hash, as 32-bit halves in H32
+// (H32[0] the low bits) and, for the package's answer, as H64
 const KEY8 = new Uint8Array(8);
 const KEY8_DV = new DataView(KEY8.buffer);
-const H64 = new BigUint64Array(1);
-const H32 = new Uint32Array(H64.buffer);
+const H32 = OUT;
+const H64 = new BigUint64Array(H32.buffer, 0, 1);
 
-/** The hash of an integer key (8 bytes little-endian) into H32: the hot path. */
-function hashSafeInteger(key, seed) {
+/**
+ * The hash of an integer key (8 bytes little-endian: the low word, then the
+ * high) into H32, for a filter's seed bitflip: the hot path, in JavaScript.
+ */
+function hashSafeInteger(key, bfHi, bfLo) {
   const hi = Math.floor(key / 4294967296);
-  KEY8_DV.setUint32(0, key - hi * 4294967296, true);
-  KEY8_DV.setInt32(4, hi, true);
-  H64[0] = xxh3.xxh64(KEY8, seed);
+  xxh3_8(key - hi * 4294967296, hi >>> 0, bfHi, bfLo);
+}
+
+/** The hash of key bytes into H32: 8 bytes in JavaScript, others by the package. */
+function hashBytes(b, seed, bfHi, bfLo) {
+  if (b.length === 8) {
+    xxh3_8((b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24)) >>> 0,
+      (b[4] | (b[5] << 8) | (b[6] << 16) | (b[7] << 24)) >>> 0, bfHi, bfLo);
+  } else {
+    H64[0] = xxh3.xxh64(b, seed);
+  }
 }
 
 function checksum(buf) {
@@ -107,14 +120,21 @@ function positiveInt(x, what) {
   return x;
 }
 
-function mix64(v) {
-  v ^= v >> 30n;
-  v = BigInt.asUintN(64, v * 0xbf58476d1ce4e5b9n);
-  v ^= v >> 27n;
-  v = BigInt.asUintN(64, v * 0x94d049bb133111ebn);
-  v ^= v >> 31n;
-  return v;
+/** splitmix64's finalizer (bf_mix64) of (hi, lo), into out as [lo, hi]. */
+function mix64(hi, lo, out) {
+  lo = (lo ^ ((lo >>> 30) | (hi << 2))) >>> 0;
+  hi = (hi ^ (hi >>> 30)) >>> 0;
+  mul64(hi, lo, 0xbf58476d, 0x1ce4e5b9, out);
+  lo = (out[0] ^ ((out[0] >>> 27) | (out[1] << 5))) >>> 0;
+  hi = (out[1] ^ (out[1] >>> 27)) >>> 0;
+  mul64(hi, lo, 0x94d049bb, 0x133111eb, out);
+  lo = (out[0] ^ ((out[0] >>> 31) | (out[1] << 1))) >>> 0;
+  hi = (out[1] ^ (out[1] >>> 31)) >>> 0;
+  out[0] = lo;
+  out[1] = hi;
 }
+
+const MIX = new Uint32Array(2);
 
 /**
  * ((hi * nblocks) >> 32) exactly: nblocks < 2^24, so the product may pass
@@ -137,7 +157,7 @@ function rangeHi(xl, xh, mh, ml) {
 }
 
 /** For the tests: the exact-arithmetic helpers of the probe path. */
-export const _internals = { blockOf, rangeHi };
+export const _internals = { blockOf, rangeHi, mix64 };
 
 export class BloomFilter {
   /** Use BloomFilter.empty, emptyBits, fromBytes or fromText. */
@@ -154,6 +174,9 @@ export class BloomFilter {
     this._addedMore = 0; // adds since _addedBase: a number, cheaper than a bigint per add
     this._family = dv.getUint16(OFF_FAMILY, true);
     this._typeTag = dv.getUint32(OFF_TYPETAG, true);
+    const bf = xxh3Bitflip(this._seed);
+    this._bfHi = Number(bf >> 32n);
+    this._bfLo = Number(bf & 0xffffffffn);
   }
 
   /** The add count, saturating at 2^64-1 as the server's. */
@@ -225,7 +248,7 @@ export class BloomFilter {
   /** The key's 64-bit hash into H32[0] (low) and H32[1] (high); returns its family. */
   _hashKey(key) {
     const bytes = encodeKey(key, KEY8, KEY8_DV);
-    H64[0] = xxh3.xxh64(bytes, this._seed);
+    hashBytes(bytes, this._seed, this._bfHi, this._bfLo);
     return FAMILY_OUT.family;
   }
 
@@ -241,7 +264,7 @@ export class BloomFilter {
   add(key) {
     if (key === null || key === undefined) return this;
     if (typeof key === 'number' && Number.isSafeInteger(key) && this._family === Family.INTEGER) {
-      hashSafeInteger(key, this._seed);
+      hashSafeInteger(key, this._bfHi, this._bfLo);
       this._insert(H32[0], H32[1]);
       this._addedMore++;
       return this;
@@ -268,11 +291,12 @@ export class BloomFilter {
     let hi = new Uint32Array(1024);
     let n = 0;
     let family = this._family;
-    const seed = this._seed;
+    const bfHi = this._bfHi;
+    const bfLo = this._bfLo;
     for (const key of keys) {
       let fam;
       if (typeof key === 'number' && Number.isSafeInteger(key)) {
-        hashSafeInteger(key, seed);
+        hashSafeInteger(key, bfHi, bfLo);
         fam = Family.INTEGER;
       } else if (key === null || key === undefined) {
         continue;
@@ -320,7 +344,7 @@ export class BloomFilter {
       throw new TypeError(`a ${key} key has no answer (SQL's bloom_contains gives NULL for a NULL key)`);
     }
     if (typeof key === 'number' && Number.isSafeInteger(key) && this._family === Family.INTEGER) {
-      hashSafeInteger(key, this._seed);
+      hashSafeInteger(key, this._bfHi, this._bfLo);
       return this._probe(H32[0], H32[1]);
     }
     const family = this._hashKey(key);
@@ -374,15 +398,14 @@ export class BloomFilter {
     const m = this._nbits;
     const mh = Math.floor(m / 65536);
     const ml = m % 65536;
-    const h = (BigInt(hi) << 32n) | BigInt(lo);
-    const y = mix64(h);
-    const z = mix64(h ^ 0x9e3779b97f4a7c15n);
     let xl = lo;
     let xh = hi;
-    let yl = Number(y & 0xffffffffn);
-    let yh = Number(y >> 32n);
-    const zl = Number(z & 0xffffffffn);
-    const zh = Number(z >> 32n);
+    mix64(hi, lo, MIX);
+    let yl = MIX[0];
+    let yh = MIX[1];
+    mix64((hi ^ 0x9e3779b9) >>> 0, (lo ^ 0x7f4a7c15) >>> 0, MIX);
+    const zl = MIX[0];
+    const zh = MIX[1];
     for (let i = 0; i < this._hashes; i++) {
       const pos = rangeHi(xl, xh, mh, ml);
       const word = Math.floor(pos / 32);

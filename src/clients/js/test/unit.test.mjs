@@ -246,3 +246,43 @@ test('addAll is all or nothing, and skips null as SQL skips NULL', () => {
   for (const k of keys) one.add(k);
   assert.equal(hex(BloomFilter.empty(5000).addAll(keys).toBytes()), hex(one.toBytes()));
 });
+
+test('the 8-byte XXH3 in JavaScript is the package\'s XXH3-64, bit for bit', async () => {
+  const { xxh3_8, xxh3Bitflip, OUT } = await import('../xxh3_8.js');
+  const { xxh3 } = _xxh;
+  const r = rng(SEED + 12);
+  const b = new Uint8Array(8);
+  const dv = new DataView(b.buffer);
+  const seeds = [0n, 1n, 2n ** 64n - 1n, 2n ** 63n, 0x9e3779b97f4a7c15n];
+  for (let i = 0; i < 100000; i++) {
+    const seed = i < seeds.length * 20 ? seeds[i % seeds.length] : r.u64();
+    const w0 = i % 7 === 0 ? 0 : r.u32();
+    const w1 = i % 11 === 0 ? 0xffffffff : r.u32();
+    dv.setUint32(0, w0, true);
+    dv.setUint32(4, w1, true);
+    const bf = xxh3Bitflip(seed);
+    xxh3_8(w0, w1, Number(bf >> 32n), Number(bf & 0xffffffffn));
+    const got = (BigInt(OUT[1]) << 32n) | BigInt(OUT[0]);
+    const want = xxh3.xxh64(b, seed);
+    if (got !== want) assert.fail(`seed ${seed}, bytes ${hex(b)}: ${got.toString(16)} vs ${want.toString(16)}`);
+  }
+});
+
+test('splitmix64 in 32-bit halves is bf_mix64', () => {
+  const { mix64 } = _internals;
+  const ref = (v) => {
+    v ^= v >> 30n;
+    v = BigInt.asUintN(64, v * 0xbf58476d1ce4e5b9n);
+    v ^= v >> 27n;
+    v = BigInt.asUintN(64, v * 0x94d049bb133111ebn);
+    v ^= v >> 31n;
+    return v;
+  };
+  const r = rng(SEED + 13);
+  const out = new Uint32Array(2);
+  for (let i = 0; i < 50000; i++) {
+    const v = i < 3 ? [0n, 2n ** 64n - 1n, 2n ** 63n][i] : r.u64();
+    mix64(Number(v >> 32n), Number(v & 0xffffffffn), out);
+    assert.equal((BigInt(out[1]) << 32n) | BigInt(out[0]), ref(v), String(v));
+  }
+});
