@@ -17,6 +17,19 @@ export function serverSkip() {
   return 'no server: set PGHOST/PGPORT (pg_virtualenv does)';
 }
 
+/**
+ * CREATE EXTENSION bloomfilter unless there: the test files run at once
+ * (node --test starts one process per file), so two may race to create it.
+ */
+export async function ensureExtension(client) {
+  try {
+    await client.query('CREATE EXTENSION IF NOT EXISTS bloomfilter');
+  } catch (e) {
+    const { rows } = await client.query("SELECT 1 FROM pg_extension WHERE extname = 'bloomfilter'");
+    if (rows.length === 0) throw e;
+  }
+}
+
 export const SEED = Number(process.env.BLOOM_TEST_SEED ?? (Date.now() % 1000000));
 
 /** mulberry32: a small seeded generator of uint32. */

@@ -9,7 +9,9 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-import { serverSkip } from './helpers.mjs';
+import pg from 'pg';
+
+import { ensureExtension, serverSkip } from './helpers.mjs';
 
 const readme = fileURLToPath(new URL('../../../../README.md', import.meta.url));
 
@@ -24,8 +26,16 @@ function example() {
   return { code: lines.slice(at + 2, end).join('\n'), shown: lines.slice(end + 2, outEnd).join('\n') };
 }
 
-test('the README example prints what README.md shows', { skip: serverSkip() }, () => {
+test('the README example prints what README.md shows', { skip: serverSkip() }, async () => {
   const { code, shown } = example();
+  // the README's reader has the extension installed
+  const client = new pg.Client();
+  await client.connect();
+  try {
+    await ensureExtension(client);
+  } finally {
+    await client.end();
+  }
   // inside the package, so that 'bloomfilter' imports the package itself
   const file = fileURLToPath(new URL('../.readme-example.mjs', import.meta.url));
   writeFileSync(file, code);

@@ -11,7 +11,7 @@ import { xxh3 } from '@node-rs/xxhash';
 
 import { BloomFilter, BloomFilterError } from '../index.js';
 import { registerBloomFilter } from '../pg.js';
-import { FAMILIES, SEED, rng, serverSkip } from './helpers.mjs';
+import { FAMILIES, SEED, ensureExtension, rng, serverSkip } from './helpers.mjs';
 
 const N_KEYS = Number(process.env.BLOOM_TEST_KEYS ?? 300);
 
@@ -24,7 +24,7 @@ describe('against the server', { skip: serverSkip() }, () => {
     client = new pg.Client();
     await client.connect();
     await client.query('SET client_min_messages = warning');
-    await client.query('CREATE EXTENSION IF NOT EXISTS bloomfilter');
+    await ensureExtension(client);
     await registerBloomFilter(client);
   });
 
