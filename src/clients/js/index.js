@@ -552,7 +552,10 @@ export class BloomFilter {
       throw new TypeError(`BloomFilter.fromBytes takes a Uint8Array, not ${typeof bytes}`);
     }
     validate(bytes);
-    const buf = bytes.slice();
+    // a copy in an ArrayBuffer of its own (a Buffer's slice() is a view, and
+    // may start at an offset the bit array's 32-bit words cannot)
+    const buf = new Uint8Array(bytes.length);
+    buf.set(bytes);
     buf.fill(0, OFF_CHECKSUM, HEADER);
     return new BloomFilter(buf);
   }

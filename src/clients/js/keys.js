@@ -86,7 +86,7 @@ export class BloomKey {
     if (!(b instanceof Uint8Array)) {
       throw new TypeError(`BloomKey.bytea takes a Uint8Array, not ${describe(b)}`);
     }
-    return new BloomKey(Family.BYTEA, b.slice());
+    return new BloomKey(Family.BYTEA, Uint8Array.prototype.slice.call(b));
   }
 
   static bool(b) {
@@ -105,7 +105,7 @@ export class BloomKey {
       if (u.length !== 16) {
         throw new RangeError(`a uuid has 16 bytes, not ${u.length}`);
       }
-      return new BloomKey(Family.UUID, u.slice());
+      return new BloomKey(Family.UUID, Uint8Array.prototype.slice.call(u));
     }
     if (typeof u !== 'string') {
       throw new TypeError(`BloomKey.uuid takes a string or 16 bytes, not ${describe(u)}`);

@@ -286,3 +286,20 @@ test('splitmix64 in 32-bit halves is bf_mix64', () => {
     assert.equal((BigInt(out[1]) << 32n) | BigInt(out[0]), ref(v), String(v));
   }
 });
+
+test('fromBytes copies: a Buffer view at any offset, left as it was', () => {
+  const f = BloomFilter.empty(100).addAll([1, 2, 3]);
+  const bytes = Buffer.from(f.toBytes());
+  for (let off = 1; off < 4; off++) {
+    const view = Buffer.concat([Buffer.alloc(off), bytes]).subarray(off);
+    const before = view.toString('hex');
+    const g = BloomFilter.fromBytes(view);
+    assert.ok(g.equals(f));
+    g.add(4);
+    assert.equal(view.toString('hex'), before);
+  }
+  const raw = Buffer.from('abc');
+  const k = BloomKey.bytea(raw);
+  raw[0] = 0x7a;
+  assert.equal(hex(k.bytes), '616263');
+});
