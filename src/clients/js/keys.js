@@ -391,23 +391,19 @@ function daysInMonth(y, m) {
   return [31, 0, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1];
 }
 
-function civilDays(s, m) {
-  let y = Number(m[1]);
+/**
+ * Days since 2000-01-01 of the date fields m[1..3] (year, month, day),
+ * checked; bc: the year is written BC (year Y BC is astronomical 1 - Y,
+ * whose leap years are those of the proleptic Gregorian calendar).
+ */
+function civilDays(s, m, bc) {
+  const written = Number(m[1]);
+  const y = bc ? 1 - written : written;
   const mo = Number(m[2]);
   const d = Number(m[3]);
-  if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) {
+  if ((bc && written === 0) || mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) {
     throw new RangeError(`date/time field value out of range: "${s}"`);
   }
-  return daysFromCivil(y, mo, d);
-}
-
-function bcYear(days, m, s) {
-  // ' BC': year Y BC is astronomical year 1 - Y; recompute from the fields
-  const y = 1 - Number(m[1]);
-  const mo = Number(m[2]);
-  const d = Number(m[3]);
-  if (Number(m[1]) === 0) throw new RangeError(`date/time field value out of range: "${s}"`);
-  if (d > daysInMonth(y, mo)) throw new RangeError(`date/time field value out of range: "${s}"`);
   return daysFromCivil(y, mo, d);
 }
 
@@ -417,8 +413,7 @@ function parseDate(s) {
   if (t === '-infinity') return DATE_NEG_INF;
   const m = /^(\d{4,7})-(\d{2})-(\d{2})( bc)?$/.exec(t);
   if (!m) throw new SyntaxError(`a date key is 'YYYY-MM-DD', 'infinity' or '-infinity', not "${s}"`);
-  const days = civilDays(s, m);
-  return m[4] ? bcYear(days, m, s) : days;
+  return civilDays(s, m, Boolean(m[4]));
 }
 
 const TS_RE = /^(\d{4,6})-(\d{2})-(\d{2})[ t](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?(?:(z)|([+-])(\d{2})(?::?(\d{2})(?::?(\d{2}))?)?)?( bc)?$/;
@@ -439,8 +434,7 @@ function parseTimestamp(s, withZone) {
   if (!withZone && hasZone) {
     throw new SyntaxError(`a timestamp key string has no time zone: "${s}" (use BloomKey.timestamptz for an instant)`);
   }
-  let days = civilDays(s, m);
-  if (m[13]) days = bcYear(days, m, s);
+  const days = civilDays(s, m, Boolean(m[13]));
   const h = Number(m[4]);
   const mi = Number(m[5]);
   const sec = m[6] ? Number(m[6]) : 0;

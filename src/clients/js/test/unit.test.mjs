@@ -94,7 +94,13 @@ test('dates and times: strings, Dates and infinities', () => {
   assert.equal(hex(BloomKey.date('-infinity').bytes), '00000080ffffffff');
   assert.equal(hex(BloomKey.date('0001-01-01 BC').bytes), hex(BloomKey.int(-730485).bytes));
   assert.equal(hex(BloomKey.date(new Date(2000, 0, 2, 23, 59)).bytes), '0100000000000000');
-  for (const bad of ['2000-02-30', '2001-02-29', '2000-13-01', '2000-1-1', 'yesterday', '0000-01-01 BC']) {
+  // leap years BC are the astronomical year's: 1 BC (year 0) and 5 BC (-4) are leap years
+  assert.equal(hex(BloomKey.date('0001-02-29 BC').bytes), hex(BloomKey.int(-730485 + 59).bytes));
+  BloomKey.date('0005-02-29 BC');
+  BloomKey.date('2969-02-29 BC');
+  BloomKey.timestamp('0005-02-29 12:00:00 BC');
+  for (const bad of ['2000-02-30', '2001-02-29', '2000-13-01', '2000-1-1', 'yesterday', '0000-01-01 BC',
+    '0004-02-29 BC', '0002-02-29 BC']) {
     assert.throws(() => BloomKey.date(bad), Error, bad);
   }
   assert.equal(hex(BloomKey.timestamp('2000-01-01 00:00:01').bytes), hex(BloomKey.int(1000000).bytes));
