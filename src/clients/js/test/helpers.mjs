@@ -111,9 +111,12 @@ function timeString(r) {
 
 function randomTimestamp(r, withZone) {
   if (r.below(12) === 0) return r.pick(['infinity', '-infinity']);
-  const days = -200000 + r.below(400000);
+  // now and then BC (down to 4713 BC) or far ahead (to 9999 AD)
+  const k = r.below(6);
+  const days = k === 0 ? -2451000 + r.below(2451000) : k === 1 ? r.below(2900000) : -200000 + r.below(400000);
   const { y, m, d } = civil(days);
-  const date = `${pad(y, 4)}-${pad(m, 2)}-${pad(d, 2)}`;
+  const bc = y <= 0 ? ' BC' : '';
+  const date = `${pad(y <= 0 ? 1 - y : y, 4)}-${pad(m, 2)}-${pad(d, 2)}`;
   let zone = '';
   if (withZone) {
     const k = r.below(4);
@@ -123,7 +126,7 @@ function randomTimestamp(r, withZone) {
       zone = `${sign}${pad(r.below(15), 2)}` + (k > 1 ? `:${pad(r.pick([0, 30, 45]), 2)}` : '');
     }
   }
-  return `${date}${r.below(2) ? ' ' : 'T'}${timeString(r)}${zone}`;
+  return `${date}${r.below(2) ? ' ' : 'T'}${timeString(r)}${zone}${bc}`;
 }
 
 function randomDouble(r) {
