@@ -3,6 +3,11 @@
 (the file's format: src/core/FORMAT.md, "Test vectors").
 
     PGHOST=... PGPORT=... PGUSER=... python3 test/vectors/make_vectors.py [OUT]
+    pg_virtualenv -t /usr/bin/python3 test/vectors/make_vectors.py   # the installed build
+
+Needs python3-psycopg and python3-xxhash.  Then run the readers:
+make check-core, python3 -m pytest src/clients/python/tests, and the
+JavaScript client's tests (src/clients/js).
 
 Every filter's and error's bytes are the server's.  The key bytes are the
 Python client's encoding (src/clients/python); the script stops with an

@@ -6,7 +6,6 @@ import binascii
 import math
 import struct
 import warnings
-from functools import lru_cache
 
 import xxhash
 
@@ -41,11 +40,10 @@ _PACK_Q = struct.Struct("<q").pack
 _CHUNK = 1 << 16
 
 
-@lru_cache(maxsize=None)
-def _block_mults(k):
-    """0x9e3779b9^i mod 2^32 for i < k: the blocked layout's i-th bit of a
-    key is ((x * mults[i]) mod 2^32) >> 23."""
-    return tuple(pow(BLOCK_MULT, i, 1 << 32) for i in range(k))
+# _BLOCK_MULTS[k]: 0x9e3779b9^i mod 2^32 for i < k.  The blocked layout's
+# i-th bit of a key is ((x * _BLOCK_MULTS[k][i]) mod 2^32) >> 23.
+_BLOCK_MULTS = tuple(tuple(pow(BLOCK_MULT, i, 1 << 32) for i in range(k))
+                     for k in range(MAX_HASHES + 1))
 
 
 def mix64(v):
@@ -385,7 +383,7 @@ class BloomFilter:
         k = self._hashes
         if self._layout == LAYOUT_BLOCKED:
             nblocks = self._nbits >> 9
-            mults = _block_mults(k)
+            mults = _BLOCK_MULTS[k]
             for h in hashes:
                 base = (((h >> 32) * nblocks) >> 32) << 6
                 x = h & M32
@@ -409,7 +407,7 @@ class BloomFilter:
         if self._layout == LAYOUT_BLOCKED:
             base = (((h >> 32) * (self._nbits >> 9)) >> 32) << 6
             x = h & M32
-            for p in _block_mults(self._hashes):
+            for p in _BLOCK_MULTS[self._hashes]:
                 b = ((x * p) & M32) >> 23
                 if not bits[base + (b >> 3)] & (1 << (b & 7)):
                     return False
@@ -501,6 +499,14 @@ class BloomFilter:
 
     def contains(self, key):
         """May the key be in the set?  True: maybe; False: certainly not."""
+        if type(key) is int and self._family == 1:
+            # the common case, without the general dispatch
+            try:
+                data = _PACK_Q(key)
+            except struct.error:
+                _keys.encode_int(key)       # raises its OverflowError
+                raise
+            return self._test(_xxh3(data, self._seed))
         family, data = _keys.key_bytes(key)
         self._check_family(family, type(key).__qualname__)
         if self._family == FAMILY_NONE:

@@ -16,7 +16,7 @@ Any other value is an UnsupportedKeyError (a TypeError): never a silent
 false.
 """
 import datetime
-import math
+import numbers
 import struct
 import uuid
 
@@ -146,6 +146,9 @@ def key_bytes(key):
         return encode_datetime(key)
     if isinstance(key, datetime.date):
         return FAMILY_DATE, encode_date(key)
+    # other integer types (numpy.int64, ...): by their value
+    if isinstance(key, numbers.Integral):
+        return FAMILY_INTEGER, encode_int(int(key))
     if key is None:
         raise UnsupportedKeyError("a NULL key (None) cannot be probed")
     raise UnsupportedKeyError(
