@@ -270,6 +270,63 @@ describe('against the server', { skip: serverSkip() }, () => {
     await q('SELECT $1::bloomfilter, $2::bytea::bloomfilter', [text, Buffer.from(good)]);
   });
 
+  test('300 random damages, half sealed again: client and server refuse alike, for the same reason', async () => {
+    await q(`CREATE OR REPLACE FUNCTION pg_temp.rd(b bytea) RETURNS text LANGUAGE plpgsql AS $$
+      BEGIN
+        RETURN 'ok ' || encode(b::bloomfilter::bytea, 'hex');
+      EXCEPTION WHEN others THEN
+        RETURN SQLERRM;
+      END $$`);
+    const r = rng(SEED + 5);
+    const seal = (out) => {
+      const dv = new DataView(out.buffer, out.byteOffset, out.length);
+      if (out.length >= 52) {
+        dv.setBigUint64(44, xxh3.Xxh3.withSeed(0n).update(out.subarray(0, 44)).update(out.subarray(52)).digest(), true);
+      }
+      return out;
+    };
+    const bases = [
+      BloomFilter.empty(200, { layout: 'blocked' }).addAll([1, 2, 3]).toBytes(),
+      BloomFilter.emptyBits(256, 3, { layout: 'classic' }).addAll(['a', 'b']).toBytes(),
+      BloomFilter.emptyBits(512, 2, { layout: 'blocked' }).toBytes(),
+    ];
+    const damaged = [];
+    for (let i = 0; i < 300; i++) {
+      let b = r.pick(bases).slice();
+      const kind = r.below(6);
+      if (kind === 0) b = b.slice(0, r.below(b.length));
+      else if (kind === 1) {
+        const c = new Uint8Array(b.length + 1 + r.below(70));
+        c.set(b);
+        b = c;
+      } else {
+        // one to three bytes, mostly in the header, where the checks are
+        for (let j = 0, n = 1 + r.below(3); j < n; j++) {
+          const at = r.below(3) ? r.below(52) : r.below(b.length);
+          b[at] = r.below(2) ? b[at] ^ (1 << r.below(8)) : r.below(256);
+        }
+      }
+      damaged.push(i % 2 ? seal(b) : b);
+    }
+    const rows = await q('SELECT array_agg(pg_temp.rd(b) ORDER BY o) AS a FROM unnest($1::bytea[]) WITH ORDINALITY u(b, o)',
+      [damaged.map((b) => Buffer.from(b))]);
+    let refused = 0;
+    damaged.forEach((b, i) => {
+      const srv = rows[0].a[i];
+      let mine;
+      try {
+        mine = `ok ${Buffer.from(BloomFilter.fromBytes(b).toBytes()).toString('hex')}`;
+      } catch (e) {
+        assert.ok(e instanceof BloomFilterError, e.message);
+        mine = e.message;
+        refused++;
+      }
+      // the client's message is the server's, then a detail in parentheses
+      assert.ok(mine === srv || mine.startsWith(`${srv} (`), `damage ${i}: client "${mine}", server "${srv}"`);
+    });
+    assert.ok(refused > 200, `${refused} refused`);
+  });
+
   test('a key of another family is an error on both sides, never a silent false', async () => {
     const f = BloomFilter.empty(100).add(1);
     assert.throws(() => f.contains('1'), /family "integer", not "text"/);
