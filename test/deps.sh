@@ -42,6 +42,15 @@ else
 	echo "deps: all present"
 fi
 
+# The JavaScript client's tests (src/clients/js): node and npm, Debian's
+# unless a node with its npm is already there (NodeSource's nodejs bundles
+# npm and conflicts with Debian's npm package).
+if [ "${1:-}" != --main ] && ! { command -v node && command -v npm; } >/dev/null 2>&1; then
+	echo "deps: installing nodejs npm"
+	$SUDO apt-get update -q
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q nodejs npm
+fi
+
 # The same check for a machine whose server was installed otherwise.
 server=$(dpkg-query -W -f='${Version}' "postgresql-$V")
 headers=$(dpkg-query -W -f='${Version}' "postgresql-server-dev-$V")

@@ -62,6 +62,7 @@ step "README examples run as shown (test/readme_test.py)" pg_virtualenv -t pytho
 step "Python client: vectors and server tests (pytest, src/clients/python/tests)" \
 	pg_virtualenv -t env BLOOMFILTER_SERVER_TESTS=require /usr/bin/python3 -m pytest -q -p no:cacheprovider src/clients/python/tests
 step "TAP: multi-cluster Bloom-joins, sharding, shipping, version guard" bash test/tap.sh
+step "JavaScript client: vectors, unit tests, against the server (node --test, src/clients/js/test)" bash -c 'cd src/clients/js && npm ci --no-audit --no-fund && pg_virtualenv -t env BLOOMFILTER_SERVER_TESTS=require node --test test/*.test.mjs'
 
 echo "tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

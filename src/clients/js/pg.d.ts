@@ -1,0 +1,23 @@
+import { BloomFilter } from './index.js';
+
+/** Anything with node-postgres's setTypeParser: a Client, pg.types, a TypeOverrides. */
+export interface TypeRegistry {
+  setTypeParser(oid: number, format: 'text' | 'binary', parse: (value: any) => any): void;
+}
+
+/** A node-postgres Client (or anything with query()). */
+export interface Queryable {
+  query(text: string): Promise<{ rows: any[] }>;
+}
+
+/** Parses a bloomfilter result value: base64 text, or the portable bytes. */
+export function parseBloomFilter(value: string | Uint8Array): BloomFilter;
+
+/** Installs the text and binary parsers for the bloomfilter type oid. */
+export function setBloomFilterTypeParsers(types: TypeRegistry, oid: number): void;
+
+/**
+ * Looks up the bloomfilter type in the client's database and installs its
+ * parsers on the client (or on `types`, e.g. pg.types). Resolves to its oid.
+ */
+export function registerBloomFilter(client: Queryable & Partial<TypeRegistry>, types?: TypeRegistry): Promise<number>;
