@@ -31,7 +31,7 @@ Convention (README.md says it too, in a comment at its top):
 - No two sections create a table of the same name (checked).
 - Other blocks (```sh, ``` with a psql prompt "=#") are shown, not run.
 - The same holds for the design notes beside the code and the benchmarks'
-  page: every README*.md under src/ and test/ is run the same way, after
+  page: every README*.md under src/ (but src/clients/) and test/ is run the same way, after
   README.md (its sections' databases are its own).
 - README.md's "Reference" names every user-facing function, aggregate,
   type, operator class and access method of the extension (checked against
@@ -64,7 +64,9 @@ def doc_files():
     """README.md, then every README*.md beside the code and the tests."""
     files = [README]
     for pattern in ("src/**/README*.md", "test/**/README*.md"):
-        files += sorted(glob.glob(os.path.join(ROOT, pattern), recursive=True))
+        files += sorted(f for f in glob.glob(os.path.join(ROOT, pattern), recursive=True)
+                        # the clients' READMEs are theirs, with their own tests
+                        if "/src/clients/" not in f)
     return files
 
 # (regex, replacement): the spelling of an InitPlan's output that changed in
