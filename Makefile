@@ -82,8 +82,16 @@ test/core/test_core: $(TEST_CORE_SRCS) test/core/test_core.h $(CORE_SRCS) $(CORE
 test/core/test_core_noavx2: $(TEST_CORE_SRCS) test/core/test_core.h $(CORE_SRCS) $(CORE_HDRS)
 	$(CORE_CC) $(CORE_CFLAGS) -DBF_NO_AVX2 -o $@ $(TEST_CORE_SRCS) $(CORE_SRCS) -lm
 
+# the two rules of src/README.md: the core has no PostgreSQL header, and no
+# file but src/bf_compat.h tests PG_VERSION_NUM
+.PHONY: check-rules
+check-rules:
+	@! grep -rnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"](postgres|postgres_ext|fmgr|funcapi|miscadmin|pgstat|c)\.h|^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"](access|catalog|commands|executor|lib|libpq|mb|nodes|optimizer|parser|storage|tcop|utils|varatt)/' src/core || { echo "check-rules: src/core includes a PostgreSQL header (above)"; exit 1; }
+	@! grep -rn 'PG_VERSION_NUM' src --include='*.c' --include='*.h' | grep -v '^src/bf_compat.h:' || { echo "check-rules: PG_VERSION_NUM tested outside src/bf_compat.h (above)"; exit 1; }
+	@echo "check-rules: the core has no PostgreSQL header; version tests only in src/bf_compat.h"
+
 .PHONY: check-core
-check-core: test/core/test_core test/core/test_core_noavx2
+check-core: check-rules test/core/test_core test/core/test_core_noavx2
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ./test/core/test_core
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ./test/core/test_core_noavx2
 
