@@ -33,12 +33,12 @@ DATA = sql/bloomfilter--1.0.sql
 REGRESS = bloom_basics bloom_families bloom_combine bloom_estimates \
 	bloom_sizing bloom_fpr bloom_io bloom_errors bloom_agg \
 	bloom_gist bloom_gist_memory bloom_planner bloom_security bloom_counting bloom_window \
-	bloom_scalable bloom_batch bloom_order bloom_equality bloom_caches \
+	bloom_scalable bloom_batch bloom_value_compare bloom_key_hashing bloom_caches \
 	bloom_slice bloom_slice_scan bloom_slice_edges bloom_comments
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 # left out by check-fast: each takes over ten seconds of the suite's ninety
 # (measured on the 2-core development machine); the full suite runs them
-REGRESS_SLOW = bloom_gist bloom_equality bloom_slice bloom_slice_scan bloom_slice_edges
+REGRESS_SLOW = bloom_gist bloom_key_hashing bloom_slice bloom_slice_scan bloom_slice_edges
 REGRESS_FAST = $(filter-out $(REGRESS_SLOW),$(REGRESS))
 
 PG_CONFIG ?= pg_config
@@ -82,8 +82,16 @@ test/core/test_core: $(TEST_CORE_SRCS) test/core/test_core.h $(CORE_SRCS) $(CORE
 test/core/test_core_noavx2: $(TEST_CORE_SRCS) test/core/test_core.h $(CORE_SRCS) $(CORE_HDRS)
 	$(CORE_CC) $(CORE_CFLAGS) -DBF_NO_AVX2 -o $@ $(TEST_CORE_SRCS) $(CORE_SRCS) -lm
 
+# the two rules of src/README.md: the core has no PostgreSQL header, and no
+# file but src/bf_compat.h tests PG_VERSION_NUM
+.PHONY: check-rules
+check-rules:
+	@! grep -rnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"](postgres|postgres_ext|fmgr|funcapi|miscadmin|pgstat|c)\.h|^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"](access|catalog|commands|executor|lib|libpq|mb|nodes|optimizer|parser|storage|tcop|utils|varatt)/' src/core || { echo "check-rules: src/core includes a PostgreSQL header (above)"; exit 1; }
+	@! grep -rn 'PG_VERSION_NUM' src --include='*.c' --include='*.h' | grep -v '^src/bf_compat.h:' || { echo "check-rules: PG_VERSION_NUM tested outside src/bf_compat.h (above)"; exit 1; }
+	@echo "check-rules: the core has no PostgreSQL header; version tests only in src/bf_compat.h"
+
 .PHONY: check-core
-check-core: test/core/test_core test/core/test_core_noavx2
+check-core: check-rules test/core/test_core test/core/test_core_noavx2
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ./test/core/test_core
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ./test/core/test_core_noavx2
 

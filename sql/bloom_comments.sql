@@ -13,6 +13,9 @@
 --    still cannot do what only a superuser could (build an aggregate or an
 --    operator class from the C support functions, load the library into
 --    other sessions).
+-- 3. What the comments say is true now: every function, type, operator
+--    class, access method and setting a comment names exists, and no
+--    immutable function or aggregate is said to depend on a setting.
 --
 
 -- user-facing objects without a comment: none
@@ -53,6 +56,55 @@ WHERE d.deptype = 'e';
 -- psql shows them
 SELECT obj_description('@>(bloomfilter,anycompatible)'::regoperator, 'pg_operator') AS probe_operator,
        obj_description('bloom_agg(anyelement)'::regprocedure, 'pg_proc') AS bloom_agg;
+
+-- 3. The comments say only what is true now (the README's Reference says
+-- the same).  A comment that names a function, type, operator class or
+-- access method the extension no longer has, a setting that does not exist,
+-- or a setting as what an immutable function or an aggregate depends on
+-- (their results depend on their arguments only: postgres_fdw ships them to
+-- servers whose settings differ) is listed here.
+LOAD 'bloomfilter';
+CREATE TEMP VIEW ext_object AS
+SELECT d.classid, d.objid, pg_describe_object(d.classid, d.objid, d.objsubid) AS object
+FROM pg_depend d
+JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'bloomfilter'
+WHERE d.deptype = 'e';
+CREATE TEMP VIEW ext_comment AS
+SELECT o.*, c.description
+FROM ext_object o
+JOIN pg_description c ON c.classoid = o.classid AND c.objoid = o.objid AND c.objsubid = 0;
+CREATE TEMP VIEW ext_name AS
+SELECT p.proname::text AS name FROM ext_object o JOIN pg_proc p ON o.classid = 'pg_proc'::regclass AND p.oid = o.objid
+UNION SELECT t.typname::text FROM ext_object o JOIN pg_type t ON o.classid = 'pg_type'::regclass AND t.oid = o.objid
+UNION SELECT c.opcname::text FROM ext_object o JOIN pg_opclass c ON o.classid = 'pg_opclass'::regclass AND c.oid = o.objid
+UNION SELECT f.opfname::text FROM ext_object o JOIN pg_opfamily f ON o.classid = 'pg_opfamily'::regclass AND f.oid = o.objid
+UNION SELECT a.amname::text FROM ext_object o JOIN pg_am a ON o.classid = 'pg_am'::regclass AND a.oid = o.objid;
+-- the names of the extension's kind (bloom_add, cbloom_count,
+-- bloomfilter_gist_ops, bloomslice, ...) that comments mention
+CREATE TEMP VIEW comment_name AS
+SELECT object, classid, objid, m[1] AS name
+FROM ext_comment, regexp_matches(description, '\m([a-z0-9]*bloom[a-z0-9]*(?:_[a-z0-9_]+)?)\M', 'g') m;
+-- a) names of objects the extension does not have: none
+SELECT object, name AS names_what_is_not_there
+FROM comment_name WHERE name NOT IN (SELECT name FROM ext_name) ORDER BY 1, 2;
+-- b) settings that do not exist: none
+SELECT object, m[1] AS names_no_such_setting
+FROM ext_comment, regexp_matches(description, '\m(bloomfilter\.[a-z_]+)', 'g') m
+WHERE m[1] NOT IN (SELECT name FROM pg_settings) ORDER BY 1, 2;
+-- c) an immutable function or an aggregate that names a setting: none
+SELECT c.object AS immutable_but_names_a_setting
+FROM ext_comment c JOIN pg_proc p ON c.classid = 'pg_proc'::regclass AND p.oid = c.objid
+WHERE (p.provolatile = 'i' OR p.prokind = 'a') AND c.description ~ '\mbloomfilter\.[a-z_]'
+ORDER BY 1;
+-- d) the GIN operator class is gone (bloomslice replaced it): no comment
+-- offers GIN
+SELECT object AS names_gin FROM ext_comment WHERE description ~* '\mgin\M' ORDER BY 1;
+-- and the checks look at enough: every object's comment, and names in many
+SELECT count(*) > 150 AS comments_checked,
+       (SELECT count(*) FROM comment_name) > 40 AS names_checked,
+       (SELECT count(DISTINCT name) FROM comment_name) > 15 AS distinct_names_checked
+FROM ext_comment;
+DROP VIEW comment_name, ext_name, ext_comment, ext_object;
 
 -- 2. trusted: a role with CREATE on a database, not a superuser, installs
 -- the extension into a schema of its own, and uses it

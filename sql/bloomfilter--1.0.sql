@@ -1376,7 +1376,7 @@ COMMENT ON FUNCTION @extschema@.bloom_optimal_hashes(bigint, bigint) IS 'Textboo
 COMMENT ON FUNCTION @extschema@.bloom_expected_fpr(bigint, integer, bigint) IS 'Textbook false-positive rate of m bits and k hashes after n keys: (1 - e^(-kn/m))^k';
 
 -- aggregates
-COMMENT ON AGGREGATE @extschema@.bloom_agg(anyelement) IS 'Bloom filter of the non-NULL values, sized for their distinct count at bloomfilter.default_fpr';
+COMMENT ON AGGREGATE @extschema@.bloom_agg(anyelement) IS 'Bloom filter of the non-NULL values, sized for their distinct count at a 1% rate (never a setting)';
 COMMENT ON AGGREGATE @extschema@.bloom_agg(anyelement, bigint, float8) IS 'Bloom filter of the non-NULL values, sized as bloom_empty(capacity, fpr)';
 COMMENT ON AGGREGATE @extschema@.bloom_union_agg(@extschema@.bloomfilter) IS 'Union of the filters';
 COMMENT ON AGGREGATE @extschema@.bloom_intersect_agg(@extschema@.bloomfilter) IS 'Intersection of the filters';

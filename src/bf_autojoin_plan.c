@@ -620,7 +620,7 @@ uses_remote_estimate(Oid relid, Oid serverid)
 static Oid
 scan_user(PlannerInfo *root, RelOptInfo *rel)
 {
-#if PG_VERSION_NUM >= 160000
+#ifdef BF_HAVE_RELOPTINFO_USERID
 	(void) root;
 	return OidIsValid(rel->userid) ? rel->userid : GetUserId();
 #else

@@ -177,4 +177,28 @@ bf_copy_rte_permissions(RangeTblEntry *rte, Query *from, Query *to)
 #define bf_copy_rte_permissions(rte, from, to) ((void) 0)
 #endif
 
+/*
+ * 16 added ExtendBufferedRel(), which extends a relation and returns the
+ * new page locked; before, ReadBuffer(P_NEW) under the relation's extension
+ * lock, then LockBuffer().  The bloomslice files that make pages test this.
+ */
+#if PG_VERSION_NUM >= 160000
+#define BF_HAVE_EXTEND_BUFFERED_REL 1
+#endif
+
+/*
+ * From 16 a RelOptInfo carries the user its scan checks permissions as
+ * (userid); before, the range-table entry's checkAsUser did.
+ */
+#if PG_VERSION_NUM >= 160000
+#define BF_HAVE_RELOPTINFO_USERID 1
+#endif
+
+/* 18 gave vacuum_delay_point() an is_analyze argument. */
+#if PG_VERSION_NUM >= 180000
+#define bf_vacuum_delay_point() vacuum_delay_point(false)
+#else
+#define bf_vacuum_delay_point() vacuum_delay_point()
+#endif
+
 #endif							/* BLOOMFILTER_COMPAT_H */

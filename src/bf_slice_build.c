@@ -128,7 +128,7 @@ write_metapage(Relation index, ForkNumber fork)
 	Buffer		buf;
 	GenericXLogState *state;
 
-#if PG_VERSION_NUM >= 160000
+#ifdef BF_HAVE_EXTEND_BUFFERED_REL
 	buf = ExtendBufferedRel(BMR_REL(index), fork, NULL,
 							EB_SKIP_EXTENSION_LOCK | EB_LOCK_FIRST);
 #else

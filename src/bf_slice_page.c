@@ -167,7 +167,7 @@ bs_new_buffer(Relation index)
 {
 	Buffer		buf;
 
-#if PG_VERSION_NUM >= 160000
+#ifdef BF_HAVE_EXTEND_BUFFERED_REL
 	buf = ExtendBufferedRel(BMR_REL(index), MAIN_FORKNUM, NULL, EB_LOCK_FIRST);
 #else
 	bool		needLock = !RELATION_IS_LOCAL(index);

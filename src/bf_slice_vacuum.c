@@ -44,11 +44,7 @@ walk_blocks(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		bs_mask		dead = {{0}};
 		int			ndead = 0;
 
-#if PG_VERSION_NUM >= 180000
-		vacuum_delay_point(false);
-#else
-		vacuum_delay_point();
-#endif
+		bf_vacuum_delay_point();
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 		bs_check_page(BufferGetPage(buf), BS_PAGE_HEAD, index, blk);
 		h = BsPageGetHead(BufferGetPage(buf));

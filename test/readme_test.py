@@ -30,17 +30,26 @@ Convention (README.md says it too, in a comment at its top):
   server.
 - No two sections create a table of the same name (checked).
 - Other blocks (```sh, ``` with a psql prompt "=#") are shown, not run.
+- The same holds for the design notes beside the code and the benchmarks'
+  page: every README*.md under src/ (but src/clients/) and test/ is run the same way, after
+  README.md (its sections' databases are its own).
+- README.md's "Reference" names every user-facing function, aggregate,
+  type, operator class and access method of the extension (checked against
+  the installed extension: the internal support functions, named after a
+  type, are left out as sql/bloom_comments.sql defines them).
 
 Usage:
     python3 test/readme_test.py            # check; exit 1 on any difference
     python3 test/readme_test.py --update   # rewrite the shown outputs from
                                            # what psql prints now
     python3 test/readme_test.py --section "Getting started"   # one section
+    python3 test/readme_test.py --file src/README.slice.md    # one file
 The server is the one of PGHOST/PGPORT/PGUSER (run it under pg_virtualenv, as
 test/run-all.sh does, or against your own server with the extension
 installed).
 """
 
+import glob
 import os
 import re
 import subprocess
@@ -49,6 +58,16 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README = os.path.join(ROOT, "README.md")
+
+
+def doc_files():
+    """README.md, then every README*.md beside the code and the tests."""
+    files = [README]
+    for pattern in ("src/**/README*.md", "test/**/README*.md"):
+        files += sorted(f for f in glob.glob(os.path.join(ROOT, pattern), recursive=True)
+                        # the clients' READMEs are theirs, with their own tests
+                        if "/src/clients/" not in f)
+    return files
 
 # (regex, replacement): the spelling of an InitPlan's output that changed in
 # PostgreSQL 17 ("InitPlan 1 (returns $0)"
@@ -224,12 +243,12 @@ def pretty(text):
     return out
 
 
-def main():
-    update = "--update" in sys.argv
-    only = None
-    if "--section" in sys.argv:
-        only = sys.argv[sys.argv.index("--section") + 1]
-    with open(README) as fh:
+def run_file(path, update, only):
+    """Run the blocks of one file; returns (ran, checked, failed, skipped)."""
+    rel = os.path.relpath(path, ROOT)
+    del shown_only[:]
+    del named_dbs[:]
+    with open(path) as fh:
         lines = fh.read().split("\n")
     blocks = parse(lines)
 
@@ -248,8 +267,8 @@ def main():
         for t in re.findall(r"CREATE (?:FOREIGN )?TABLE (?:IF NOT EXISTS )?(\w+)", b.sql, re.I):
             if t in creator and creator[t][0] != b.section:
                 failed += 1
-                print("FAIL README.md:%d (%s): creates table %s, which README.md:%d (%s) creates too"
-                      % (b.line, b.section, t, creator[t][1], creator[t][0]))
+                print("FAIL %s:%d (%s): creates table %s, which %s:%d (%s) creates too"
+                      % (rel, b.line, b.section, t, rel, creator[t][1], creator[t][0]))
             creator.setdefault(t, (b.section, b.line))
     skipped = []
     replacements = []
@@ -276,18 +295,18 @@ def main():
                 # no output shown: it must at least not fail
                 if re.search(r"^(psql:<stdin>:\d+: )?ERROR:", out, re.M):
                     failed += 1
-                    print("FAIL README.md:%d (%s): the block raised an error and shows no output:\n%s"
-                          % (b.line, name, out))
+                    print("FAIL %s:%d (%s): the block raised an error and shows no output:\n%s"
+                          % (rel, b.line, name, out))
                 continue
             checked += 1
             if normalize(out, b.masks) != normalize("\n".join(b.shown), b.masks):
                 if update:
                     replacements.append((b.out_start, b.out_end,
                                          [(b.indent + l) if l else l for l in pretty(out)]))
-                    print("updated README.md:%d (%s)" % (b.line, name))
+                    print("updated %s:%d (%s)" % (rel, b.line, name))
                     continue
                 failed += 1
-                print("FAIL README.md:%d (%s): the output differs" % (b.line, name))
+                print("FAIL %s:%d (%s): the output differs" % (rel, b.line, name))
                 print("--- shown")
                 print("\n".join(b.shown))
                 print("--- actual")
@@ -302,19 +321,87 @@ def main():
     if update and replacements:
         for start, end, new in sorted(replacements, reverse=True):
             lines[start:end] = new
-        with open(README, "w") as fh:
+        with open(path, "w") as fh:
             fh.write("\n".join(lines))
 
-    print("README blocks not run (marked skip), with the reason:")
+    print("%s: blocks not run (marked skip), with the reason:" % rel)
     for b, why in skipped:
-        print("  README.md:%d (%s): %s" % (b.line, b.section, why))
-    print("README blocks with SQL that are shown, not run (not ```sql blocks):")
+        print("  %s:%d (%s): %s" % (rel, b.line, b.section, why))
+    print("%s: blocks with SQL that are shown, not run (not ```sql blocks):" % rel)
     for sec, line, first in shown_only:
         if only is None or sec == only:
-            print("  README.md:%d (%s): %s" % (line, sec, first))
-    print("readme_test: %d sql blocks run, %d outputs compared, %d failed, %d skipped"
-          % (ran, checked, failed, len(skipped)))
-    return 1 if failed else 0
+            print("  %s:%d (%s): %s" % (rel, line, sec, first))
+    print("%s: %d sql blocks run, %d outputs compared, %d failed, %d skipped"
+          % (rel, ran, checked, failed, len(skipped)))
+    return ran, checked, failed, len(skipped)
+
+
+# the names sql/bloom_comments.sql counts as internal support functions
+INTERNAL = r"^(bloomfilter|countingbloom|scalablebloom|bloomwindow|gbloomfilter|gbloom_key)_"
+
+
+def check_reference():
+    """Every user-facing object of the installed extension is named in
+    README.md's Reference; returns the number of failures."""
+    with open(README) as fh:
+        text = fh.read()
+    m = re.search(r"^## Reference\n(.*?)(?=^## |\Z)", text, re.M | re.S)
+    if not m:
+        print("FAIL README.md: no \"## Reference\" section")
+        return 1
+    ref = m.group(1)
+    db = "readme_test_reference"
+    psql(["-d", "postgres", "-c", "DROP DATABASE IF EXISTS %s" % db])
+    psql(["-d", "postgres", "-c", "CREATE DATABASE %s" % db])
+    r = psql(["-At", "-d", db, "-c", """
+        CREATE EXTENSION bloomfilter;
+        WITH x AS (SELECT d.classid, d.objid FROM pg_depend d
+                   JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'bloomfilter'
+                   WHERE d.deptype = 'e')
+        SELECT 'function|' || p.proname FROM x JOIN pg_proc p ON x.classid = 'pg_proc'::regclass AND p.oid = x.objid
+        UNION SELECT 'type|' || t.typname FROM x JOIN pg_type t ON x.classid = 'pg_type'::regclass AND t.oid = x.objid
+              WHERE NOT EXISTS (SELECT 1 FROM pg_type a WHERE a.typarray = t.oid)
+        UNION SELECT 'operator class|' || c.opcname FROM x JOIN pg_opclass c ON x.classid = 'pg_opclass'::regclass AND c.oid = x.objid
+        UNION SELECT 'access method|' || a.amname FROM x JOIN pg_am a ON x.classid = 'pg_am'::regclass AND a.oid = x.objid
+        ORDER BY 1"""])
+    psql(["-d", "postgres", "-c", "DROP DATABASE IF EXISTS %s" % db])
+    names = []
+    for row in r.stdout.split("\n"):
+        if "|" not in row:
+            continue
+        kind, name = row.split("|", 1)
+        # internal support functions are not meant to be called
+        if kind == "function" and re.match(INTERNAL, name):
+            continue
+        names.append((kind, name))
+    missing = [(k, n) for k, n in names if not re.search(r"(?<![\w.])%s(?!\w)" % re.escape(n), ref)]
+    for k, n in missing:
+        print("FAIL README.md (Reference): %s %s is an object of the extension the Reference does not name" % (k, n))
+    print("README.md: the Reference names %d of %d user-facing objects" % (len(names) - len(missing), len(names)))
+    # a check that saw nothing would pass: it must see the extension's objects
+    if len(names) < 60:
+        print("FAIL README.md (Reference): only %d user-facing objects found in the extension" % len(names))
+        return len(missing) + 1
+    return len(missing)
+
+
+def main():
+    update = "--update" in sys.argv
+    only = None
+    if "--section" in sys.argv:
+        only = sys.argv[sys.argv.index("--section") + 1]
+    files = doc_files()
+    if "--file" in sys.argv:
+        files = [os.path.join(ROOT, sys.argv[sys.argv.index("--file") + 1])]
+    totals = [0, 0, 0, 0]
+    for path in files:
+        for i, n in enumerate(run_file(path, update, only)):
+            totals[i] += n
+    if only is None and "--file" not in sys.argv:
+        totals[2] += check_reference()
+    print("readme_test: %d files, %d sql blocks run, %d outputs compared, %d failed, %d skipped"
+          % (len(files), totals[0], totals[1], totals[2], totals[3]))
+    return 1 if totals[2] else 0
 
 
 if __name__ == "__main__":

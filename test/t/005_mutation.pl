@@ -30,6 +30,9 @@ use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
+use FindBin;
+use lib $FindBin::RealBin;
+use BloomCluster;
 use IPC::Run;
 use MIME::Base64 qw(encode_base64);
 use Digest::MD5 qw(md5_hex);
@@ -293,169 +296,8 @@ push @mut, [ $_, 'same', $base_bytes{$_}, 0, 1 ], [ $_, 'same_reseal', $base_byt
 push @mut, mutate(pick(@pool)) while @mut < 20_000;
 
 # ---- the C helper: recompute checksums, and send mutants as binary params ----
-my $csrc = "$dir/bfmut.c";
-my $cbin = "$dir/bfmut";
-open my $fh, '>', $csrc or die;
-print $fh <<'EOC';
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <stdint.h>
-#include <libpq-fe.h>
-#define XXH_INLINE_ALL
-#include <xxhash.h>
-
-/*
- * bfmut reseal IN OUT: IN has lines "id reseal hex"; OUT gets "id hex" with,
- *   when reseal is 1 and the buffer holds a header, the checksum (bytes
- *   44..51) set to XXH3-64 (seed 0) of bytes 0..43 followed by bytes 52..
- * bfmut recv CONNINFO IN OUT: IN has lines "id base kept hex"; for each,
- *   runs SELECT bf_check($1::bloomfilter, $2, $3, $4) with $1 the bytes as
- *   a binary parameter (so bloomfilter_recv reads them) and $2 the same
- *   bytes as bytea; OUT gets "id result", result being the function's
- *   answer or "ERR sqlstate message".  Ends with SELECT 1 on the same
- *   connection.
- */
-static int hexval(int c)
-{
-	return c <= '9' ? c - '0' : (c | 32) - 'a' + 10;
-}
-
-static size_t unhex(const char *h, uint8_t *out)
-{
-	size_t n = 0;
-	while (h[0] && h[1] && h[0] != '\n')
-	{
-		out[n++] = (uint8_t) (hexval(h[0]) << 4 | hexval(h[1]));
-		h += 2;
-	}
-	return n;
-}
-
-static void reseal(uint8_t *b, size_t len)
-{
-	uint8_t *tmp;
-	uint64_t h;
-	int i;
-
-	if (len < 52)
-		return;
-	tmp = malloc(len);
-	memcpy(tmp, b, 44);
-	memcpy(tmp + 44, b + 52, len - 52);
-	h = XXH3_64bits(tmp, len - 8);
-	free(tmp);
-	for (i = 0; i < 8; i++)
-		b[44 + i] = (uint8_t) (h >> (8 * i));
-}
-
-int main(int argc, char **argv)
-{
-	static char line[1 << 20];
-	static uint8_t buf[1 << 19];
-	FILE *in, *out;
-
-	if (argc == 4 && strcmp(argv[1], "reseal") == 0)
-	{
-		in = fopen(argv[2], "r");
-		out = fopen(argv[3], "w");
-		if (!in || !out)
-			return 2;
-		while (fgets(line, sizeof line, in))
-		{
-			long id;
-			int rs, off;
-			size_t len, i;
-
-			if (sscanf(line, "%ld %d %n", &id, &rs, &off) != 2)
-				return 3;
-			len = unhex(line + off, buf);
-			if (rs)
-				reseal(buf, len);
-			fprintf(out, "%ld ", id);
-			for (i = 0; i < len; i++)
-				fprintf(out, "%02x", buf[i]);
-			fputc('\n', out);
-		}
-		fclose(out);
-		return 0;
-	}
-	if (argc == 5 && strcmp(argv[1], "recv") == 0)
-	{
-		PGconn *conn = PQconnectdb(argv[2]);
-		PGresult *res;
-
-		if (PQstatus(conn) != CONNECTION_OK)
-		{
-			fprintf(stderr, "%s", PQerrorMessage(conn));
-			return 2;
-		}
-		in = fopen(argv[3], "r");
-		out = fopen(argv[4], "w");
-		if (!in || !out)
-			return 2;
-		while (fgets(line, sizeof line, in))
-		{
-			long id;
-			char base[64], kept[8];
-			int off;
-			size_t len;
-			const char *values[4];
-			int lengths[4], formats[4] = {1, 1, 0, 0};
-
-			if (sscanf(line, "%ld %63s %7s %n", &id, base, kept, &off) != 3)
-				return 3;
-			len = unhex(line + off, buf);
-			values[0] = (const char *) buf;
-			values[1] = (const char *) buf;
-			values[2] = base;
-			values[3] = kept;
-			lengths[0] = lengths[1] = (int) len;
-			lengths[2] = lengths[3] = 0;
-			res = PQexecParams(conn,
-							   "SELECT bf_check($1::bloomfilter, $2::bytea, $3::text, $4::bool)",
-							   4, NULL, values, lengths, formats, 0);
-			if (PQresultStatus(res) == PGRES_TUPLES_OK)
-				fprintf(out, "%ld %s\n", id, PQgetvalue(res, 0, 0));
-			else if (PQresultStatus(res) == PGRES_FATAL_ERROR &&
-					 PQstatus(conn) == CONNECTION_OK)
-			{
-				char *msg = strdup(PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY));
-				char *p;
-
-				for (p = msg; *p; p++)
-					if (*p == '\n')
-						*p = ' ';
-				fprintf(out, "%ld ERR %s %s\n", id,
-						PQresultErrorField(res, PG_DIAG_SQLSTATE), msg);
-				free(msg);
-			}
-			else
-			{
-				fprintf(out, "%ld LOST %s\n", id, PQerrorMessage(conn));
-				fclose(out);
-				return 1;
-			}
-			PQclear(res);
-		}
-		res = PQexec(conn, "SELECT 1");
-		fprintf(out, "final %s\n",
-				PQresultStatus(res) == PGRES_TUPLES_OK ? PQgetvalue(res, 0, 0) : "failed");
-		fclose(out);
-		PQfinish(conn);
-		return 0;
-	}
-	return 2;
-}
-EOC
-close $fh;
-my $incdir = `pg_config --includedir`;
-my $libdir = `pg_config --libdir`;
-chomp($incdir, $libdir);
-my ($cout, $cerr);
-IPC::Run::run([ 'cc', '-O1', '-o', $cbin, $csrc, "-I$incdir", "-L$libdir", '-lpq' ],
-	'>', \$cout, '2>', \$cerr)
-  or BAIL_OUT("the C helper does not build: $cerr");
+my ($cbin, $cerr) = build_c_helper('bfmut', $dir);
+BAIL_OUT("the C helper does not build: $cerr") unless defined $cbin;
 
 # recompute checksums where asked
 {

@@ -34,6 +34,9 @@ use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
+use FindBin;
+use lib $FindBin::RealBin;
+use BloomCluster;
 use IPC::Run;
 use MIME::Base64 qw(encode_base64);
 use Test::More;
@@ -921,171 +924,8 @@ for my $t (@type_names)
 }
 
 # ---- the C helper: checksums, and mutants as binary parameters -------------------
-my $csrc = "$dir/vmut.c";
-my $cbin = "$dir/vmut";
-open my $fh, '>', $csrc or die;
-print $fh <<'EOC';
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <stdint.h>
-#include <libpq-fe.h>
-#define XXH_INLINE_ALL
-#include <xxhash.h>
-
-/*
- * vmut reseal IN OUT: IN has lines "id at hex"; OUT gets "id hex" with, when
- *   at >= 0 and the buffer holds bytes at..at+7, those 8 bytes set to
- *   XXH3-64 (seed 0) of every other byte of the buffer, little-endian.
- * vmut recv CONNINFO IN OUT: IN has lines "id type hex"; for each, runs
- *   SELECT vcheck_<type>($1::<type>, $2::bytea) with $1 the bytes as a binary
- *   parameter (so <type>_recv reads them) and $2 the same bytes as bytea;
- *   OUT gets "id result", result being the function's answer or
- *   "ERR sqlstate message | detail".  Ends with SELECT 1 on the same
- *   connection.
- */
-static int hexval(int c)
-{
-	return c <= '9' ? c - '0' : (c | 32) - 'a' + 10;
-}
-
-static size_t unhex(const char *h, uint8_t *out)
-{
-	size_t n = 0;
-	while (h[0] && h[1] && h[0] != '\n')
-	{
-		out[n++] = (uint8_t) (hexval(h[0]) << 4 | hexval(h[1]));
-		h += 2;
-	}
-	return n;
-}
-
-static void reseal(uint8_t *b, size_t len, long at)
-{
-	uint8_t *tmp;
-	uint64_t h;
-	int i;
-
-	if (at < 0 || len < (size_t) at + 8)
-		return;
-	tmp = malloc(len);
-	memcpy(tmp, b, at);
-	memcpy(tmp + at, b + at + 8, len - at - 8);
-	h = XXH3_64bits(tmp, len - 8);
-	free(tmp);
-	for (i = 0; i < 8; i++)
-		b[at + i] = (uint8_t) (h >> (8 * i));
-}
-
-static void oneline(char *s)
-{
-	for (; *s; s++)
-		if (*s == '\n')
-			*s = ' ';
-}
-
-int main(int argc, char **argv)
-{
-	static char line[1 << 21];
-	static uint8_t buf[1 << 20];
-	FILE *in, *out;
-
-	if (argc == 4 && strcmp(argv[1], "reseal") == 0)
-	{
-		in = fopen(argv[2], "r");
-		out = fopen(argv[3], "w");
-		if (!in || !out)
-			return 2;
-		while (fgets(line, sizeof line, in))
-		{
-			long id, at;
-			int off;
-			size_t len, i;
-
-			if (sscanf(line, "%ld %ld %n", &id, &at, &off) != 2)
-				return 3;
-			len = unhex(line + off, buf);
-			reseal(buf, len, at);
-			fprintf(out, "%ld ", id);
-			for (i = 0; i < len; i++)
-				fprintf(out, "%02x", buf[i]);
-			fputc('\n', out);
-		}
-		fclose(out);
-		return 0;
-	}
-	if (argc == 5 && strcmp(argv[1], "recv") == 0)
-	{
-		PGconn *conn = PQconnectdb(argv[2]);
-		PGresult *res;
-
-		if (PQstatus(conn) != CONNECTION_OK)
-		{
-			fprintf(stderr, "%s", PQerrorMessage(conn));
-			return 2;
-		}
-		in = fopen(argv[3], "r");
-		out = fopen(argv[4], "w");
-		if (!in || !out)
-			return 2;
-		while (fgets(line, sizeof line, in))
-		{
-			long id;
-			char type[64], sql[256];
-			int off;
-			size_t len;
-			const char *values[2];
-			int lengths[2], formats[2] = {1, 1};
-
-			if (sscanf(line, "%ld %63s %n", &id, type, &off) != 2)
-				return 3;
-			len = unhex(line + off, buf);
-			snprintf(sql, sizeof sql, "SELECT vcheck_%s($1::%s, $2::bytea)", type, type);
-			values[0] = values[1] = (const char *) buf;
-			lengths[0] = lengths[1] = (int) len;
-			res = PQexecParams(conn, sql, 2, NULL, values, lengths, formats, 0);
-			if (PQresultStatus(res) == PGRES_TUPLES_OK)
-				fprintf(out, "%ld %s\n", id, PQgetvalue(res, 0, 0));
-			else if (PQresultStatus(res) == PGRES_FATAL_ERROR &&
-					 PQstatus(conn) == CONNECTION_OK)
-			{
-				char *msg = strdup(PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY));
-				const char *d = PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL);
-				char *detail = strdup(d ? d : "");
-
-				oneline(msg);
-				oneline(detail);
-				fprintf(out, "%ld ERR %s %s | %s\n", id,
-						PQresultErrorField(res, PG_DIAG_SQLSTATE), msg, detail);
-				free(msg);
-				free(detail);
-			}
-			else
-			{
-				fprintf(out, "%ld LOST %s\n", id, PQerrorMessage(conn));
-				fclose(out);
-				return 1;
-			}
-			PQclear(res);
-		}
-		res = PQexec(conn, "SELECT 1");
-		fprintf(out, "final %s\n",
-				PQresultStatus(res) == PGRES_TUPLES_OK ? PQgetvalue(res, 0, 0) : "failed");
-		fclose(out);
-		PQfinish(conn);
-		return 0;
-	}
-	return 2;
-}
-EOC
-close $fh;
-my $incdir = `pg_config --includedir`;
-my $libdir = `pg_config --libdir`;
-chomp($incdir, $libdir);
-my ($cout, $cerr);
-IPC::Run::run([ 'cc', '-O1', '-o', $cbin, $csrc, "-I$incdir", "-L$libdir", '-lpq' ],
-	'>', \$cout, '2>', \$cerr)
-  or BAIL_OUT("the C helper does not build: $cerr");
+my ($cbin, $cerr) = build_c_helper('vmut', $dir);
+BAIL_OUT("the C helper does not build: $cerr") unless defined $cbin;
 
 {
 	open my $o, '>', "$dir/raw.txt" or die;

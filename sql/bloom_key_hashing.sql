@@ -21,30 +21,32 @@
 -- in another order and filters shipped both ways) are in
 -- test/t/010_equality_encodings.pl.
 --
+
 -- Its own UTF8 database, whatever the cluster's default encoding: the
 -- non-ASCII keys below need it, and the ICU collation too.
 \set regdb :DBNAME
 SET client_min_messages = warning;
-DROP DATABASE IF EXISTS bloom_equality;
+DROP DATABASE IF EXISTS bloom_key_hashing;
 RESET client_min_messages;
-CREATE DATABASE bloom_equality ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0;
-\c bloom_equality
+CREATE DATABASE bloom_key_hashing ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0;
+\c bloom_key_hashing
 CREATE EXTENSION bloomfilter;
 CREATE EXTENSION citext;
 SET timezone = 'UTC';
 SET datestyle = 'ISO, MDY';
+
 -- explain_neutral(): EXPLAIN printed alike by every PostgreSQL version
 \set ECHO none
+\i sql/explain_neutral.inc
+\set ECHO all
+
 ----------------------------------------------------------------------
 -- Types and values the pairs use
 ----------------------------------------------------------------------
+
 -- a nondeterministic collation: 'ABC' = 'abc' under it
 CREATE COLLATION eq_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
 SELECT 'ABC' COLLATE eq_ci = 'abc' COLLATE eq_ci AS ci_equal;
- ci_equal 
-----------
- t
-(1 row)
 
 CREATE TYPE eq_color AS ENUM ('red', 'green', 'blue');
 -- labels outside ASCII, written with chr() so that this file is ASCII: one
@@ -78,6 +80,7 @@ CREATE TYPE eq_cipair AS (a int, t text COLLATE eq_ci);
 CREATE DOMAIN eq_cid AS text COLLATE eq_ci;
 CREATE DOMAIN eq_jd AS json;
 CREATE DOMAIN eq_boxd AS box;
+
 -- values read from a table: short (1-byte) varlena headers, compressed and
 -- out-of-line (TOAST) values, which the same values built in a query do
 -- not have
@@ -94,11 +97,6 @@ INSERT INTO eq_store VALUES
 SELECT k, pg_column_size(t) < octet_length(t) AS t_compressed,
 	pg_column_size(tx) >= octet_length(tx) AS tx_uncompressed
 FROM eq_store ORDER BY k;
-   k   | t_compressed | tx_uncompressed 
--------+--------------+-----------------
- big   | t            | t
- small | f            | t
-(2 rows)
 
 ----------------------------------------------------------------------
 -- The pairs
@@ -116,6 +114,7 @@ FROM eq_store ORDER BY k;
 --   (they are left out of the settings pass)
 CREATE TABLE eq_pairs (id serial PRIMARY KEY, type text NOT NULL, x text NOT NULL,
 	y text NOT NULL, ok text NOT NULL DEFAULT 'T', eq text, settings bool NOT NULL DEFAULT true);
+
 INSERT INTO eq_pairs (type, x, y) VALUES
 -- integers: int2, int4 and int8 across each other
 ('int', $$1::int2$$, $$1::int4$$),
@@ -377,6 +376,7 @@ INSERT INTO eq_pairs (type, x, y) VALUES
 ('bit', $$''::varbit$$, $$B''$$),
 ('pg_lsn', $$'0/16B3748'::pg_lsn$$, $$'00000000/016b3748'::pg_lsn$$),
 ('pg_lsn', $$'16/B374D848'::pg_lsn$$, $$'16/b374d848'::pg_lsn$$);
+
 -- pairs that cross key families: true or datatype_mismatch
 INSERT INTO eq_pairs (type, x, y, ok) VALUES
 ('cross-family', $$1::int$$, $$1.0$$, 'T|42804'),
@@ -413,6 +413,7 @@ INSERT INTO eq_pairs (type, x, y, ok, eq) VALUES
 ('record', $$ROW(1, NULL)::eq_pair$$, $$'(1,)'::eq_pair$$, 'T', $$(%1$s) IS NOT DISTINCT FROM (%2$s)$$),
 ('record', $$ROW(NULL::int, NULL::text)$$, $$ROW(NULL::int8, NULL::varchar)$$, 'T', $$(%1$s) IS NOT DISTINCT FROM (%2$s)$$),
 ('macaddr8', $$'08:00:2b:01:02:03'::macaddr$$, $$'08:00:2b:ff:fe:01:02:03'::macaddr8$$, 'T|42804', $$(%1$s)::macaddr8 = (%2$s)$$);
+
 -- types whose hashing the contract leaves open: true, or refused
 INSERT INTO eq_pairs (type, x, y, ok) VALUES
 ('other', $$'(0,1)'::tid$$, $$'(0, 1)'::tid$$, 'T|0A000'),
@@ -425,6 +426,7 @@ INSERT INTO eq_pairs (type, x, y, ok) VALUES
 ('citext', $$'ab'::citext$$, $$'ab'::citext$$, 'T|0A000|42804'),
 ('collation', $$'ABC' COLLATE eq_ci$$, $$'abc' COLLATE eq_ci$$, 'T|0A000'),
 ('collation', $$'abc'::eq_cid$$, $$'ABC'::eq_cid$$, 'T|0A000');
+
 -- = holds, and cannot be hashed: box and circle compare areas, path the
 -- number of points, line its equation, tsvector is refused by the design
 INSERT INTO eq_pairs (type, x, y, ok) VALUES
@@ -436,6 +438,7 @@ INSERT INTO eq_pairs (type, x, y, ok) VALUES
 ('refused', $$'(0,0),(1,1)'::eq_boxd$$, $$'(0,0),(2,0.5)'::box$$, '0A000'),
 ('refused', $$ROW(1, 'ABC')::eq_cipair$$, $$ROW(1, 'abc')::eq_cipair$$, '0A000'),
 ('refused', $$ARRAY['ABC' COLLATE eq_ci]$$, $$ARRAY['abc' COLLATE eq_ci]$$, '0A000');
+
 ----------------------------------------------------------------------
 -- The checks
 ----------------------------------------------------------------------
@@ -468,15 +471,18 @@ INSERT INTO eq_checks VALUES
 ('window',           false, $$bloom_window_contains(bloom_window_add(bloom_window_empty('1 hour', 2, 100), (%1$s), '2024-01-10 12:00+00'), (%2$s), '2024-01-10 12:10+00')$$),
 ('window_filter',    false, $$bloom_window_filter(bloom_window_add(bloom_window_empty('1 hour', 2, 100), (%1$s), '2024-01-10 12:00+00'), '2024-01-10 12:10+00') @> (%2$s)$$),
 ('window_agg',       false, $$bloom_window_contains((SELECT bloom_window_agg(v, '2024-01-10 12:00+00'::timestamptz, '1 hour', 2, 100, 0.01) FROM (SELECT (%1$s) AS v) s), (%2$s), '2024-01-10 12:10+00')$$);
+
 -- One row per check run: the answer as 'true', 'false', 'null' or the error as
 -- 'E:SQLSTATE: message'.
 CREATE TABLE eq_results (pair int, dir text, chk text, got text);
+
 -- eq_allowed(ok, got): whether an answer is allowed
 CREATE FUNCTION eq_allowed(ok text, got text) RETURNS bool LANGUAGE sql IMMUTABLE AS $$
 	SELECT CASE WHEN got = 'true' THEN ok LIKE 'T%'
 	            WHEN got LIKE 'E:42804%' THEN ok LIKE '%42804%'
 	            WHEN got LIKE 'E:0A000%' THEN ok LIKE '%0A000%'
 	            ELSE false END $$;
+
 -- Runs one boolean SQL expression, catching its error.
 CREATE FUNCTION eq_try(q text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
@@ -487,6 +493,7 @@ BEGIN
 EXCEPTION WHEN OTHERS THEN
 	RETURN 'E:' || SQLSTATE || ': ' || SQLERRM;
 END $$;
+
 -- Whether an expression's value is an array (or a domain over one).
 CREATE FUNCTION eq_is_array(expr text) RETURNS bool LANGUAGE plpgsql AS $$
 DECLARE
@@ -495,6 +502,7 @@ BEGIN
 	EXECUTE format('SELECT pg_typeof(%s)', expr) INTO t;
 	RETURN (SELECT typcategory = 'A' FROM pg_type WHERE oid = t);
 END $$;
+
 -- Runs every check on every pair, both directions.  The checks of one
 -- direction run in one statement when none fails; otherwise one by one,
 -- to tell which.  The GiST check stores the filter alone in an indexed
@@ -545,63 +553,17 @@ BEGIN
 		END LOOP;
 	END LOOP;
 END $$;
+
 -- the GiST check does go through the index
 SET enable_seqscan = off;
 EXPLAIN (COSTS OFF) SELECT 1 FROM eq_gist WHERE f @> numrange(1, 2);
-                        QUERY PLAN                        
-----------------------------------------------------------
- Bitmap Heap Scan on eq_gist
-   Filter: (f @> '[1,2)'::numrange)
-   ->  Bitmap Index Scan on eq_gist_f_idx
-         Index Cond: (f @> gbloom_key('[1,2)'::numrange))
-(4 rows)
-
 RESET enable_seqscan;
+
 SELECT eq_run();
- eq_run 
---------
- 
-(1 row)
 
 -- pairs and checks run, per type
 SELECT type, count(DISTINCT pair) AS pairs, count(*) AS checks
 FROM eq_results JOIN eq_pairs ON id = pair GROUP BY type ORDER BY type;
-     type     | pairs | checks 
---------------+-------+--------
- array        |    27 |   1107
- bit          |     6 |    282
- bool         |     5 |    235
- bytea        |     5 |    235
- char         |     1 |     47
- citext       |     2 |     94
- collation    |     2 |     94
- cross-family |    12 |    564
- date         |     7 |    329
- domain       |    13 |    605
- enum         |     4 |    188
- float        |    18 |    846
- inet         |     6 |    282
- int          |    11 |    517
- interval     |    15 |    705
- jsonb        |    18 |    846
- macaddr      |     3 |    141
- macaddr8     |     4 |    188
- money        |     3 |    141
- multirange   |     5 |    235
- numeric      |    19 |    893
- oid          |     2 |     94
- other        |     6 |    282
- pg_lsn       |     2 |     94
- range        |    14 |    658
- record       |    22 |   1034
- refused      |     8 |    370
- text         |    26 |   1222
- time         |     5 |    235
- timestamp    |     7 |    329
- timestamptz  |     7 |    329
- timetz       |     3 |    141
- uuid         |     2 |     94
-(33 rows)
 
 -- the failures: must be none.  One row per pair, direction and answer,
 -- with the checks that gave it ('all' when every check of the direction
@@ -613,9 +575,6 @@ FROM eq_results r JOIN eq_pairs ON id = pair
 WHERE NOT CASE WHEN chk = 'equal' THEN got = 'true' ELSE eq_allowed(ok, got) END
 GROUP BY pair, type, x, y, dir, got
 ORDER BY pair, dir, got;
- type | x | y | dir | got | checks 
-------+---+---+-----+-----+--------
-(0 rows)
 
 ----------------------------------------------------------------------
 -- Types that must be refused: adding or probing is 0A000, never an answer
@@ -649,6 +608,7 @@ INSERT INTO eq_refuse (type, x) VALUES
 ('composite ci',    $$ROW(1, 'abc')::eq_cipair$$),
 ('nested json',     $$ROW(ROW(1, '{}'::json), 2)$$),
 ('json[] in record', $$ROW(1, ARRAY['{}'::json])$$);
+
 CREATE TABLE eq_refuse_checks (name text PRIMARY KEY, sql text NOT NULL);
 INSERT INTO eq_refuse_checks VALUES
 ('add_op',        $$bloom_empty(100) + (%1$s)$$),
@@ -673,6 +633,7 @@ INSERT INTO eq_refuse_checks VALUES
 ('window_add',    $$bloom_window_add(bloom_window_empty('1 hour', 2, 100), (%1$s), '2024-01-10 12:00+00')$$),
 ('window_probe',  $$bloom_window_contains(bloom_window_empty('1 hour', 2, 100), (%1$s), '2024-01-10 12:00+00')$$),
 ('window_agg',    $$(SELECT bloom_window_agg(v, '2024-01-10 12:00+00'::timestamptz, '1 hour', 2, 100, 0.01) FROM (SELECT (%1$s) AS v) s)$$);
+
 -- The SQLSTATEs each type gives over all the checks: '0A000' alone, for
 -- every type (an answer instead of an error shows as 'no error'); and the
 -- error names the type (the key's, or the one inside it that is the
@@ -715,44 +676,9 @@ CREATE TABLE eq_refused AS
 RESET enable_seqscan;
 SELECT type, string_agg(DISTINCT state, ', ') AS sqlstates, count(*) AS checks
 FROM eq_refused GROUP BY id, type ORDER BY id;
-       type       | sqlstates | checks 
-------------------+-----------+--------
- json             | 0A000     |     22
- xml              | 0A000     |     22
- point            | 0A000     |     22
- box              | 0A000     |     22
- circle           | 0A000     |     22
- lseg             | 0A000     |     22
- path             | 0A000     |     22
- polygon          | 0A000     |     22
- line             | 0A000     |     22
- tsvector         | 0A000     |     22
- text ci          | 0A000     |     22
- varchar ci       | 0A000     |     22
- char ci          | 0A000     |     22
- name ci          | 0A000     |     22
- domain ci        | 0A000     |     22
- domain json      | 0A000     |     22
- domain box       | 0A000     |     22
- json[]           | 0A000     |     22
- point[]          | 0A000     |     22
- text ci[]        | 0A000     |     22
- tsvector[]       | 0A000     |     22
- record json      | 0A000     |     22
- record box       | 0A000     |     22
- composite json   | 0A000     |     22
- composite ci     | 0A000     |     22
- nested json      | 0A000     |     22
- json[] in record | 0A000     |     22
-(27 rows)
-
 -- which checks answered: none
 SELECT type, string_agg(chk, ', ' ORDER BY chk) AS not_refused
 FROM eq_refused WHERE state <> '0A000' GROUP BY id, type ORDER BY id;
- type | not_refused 
-------+-------------
-(0 rows)
-
 -- errors that do not name the type or give no hint: none
 CREATE FUNCTION eq_typeof(x text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
@@ -766,9 +692,6 @@ FROM eq_refused
 WHERE state = '0A000'
   AND (NOT (strpos(said, culprit) > 0 OR strpos(said, eq_typeof(x)) > 0) OR coalesce(hint, '') = '')
 ORDER BY id, chk;
- type | chk | said | hint 
-------+-----+------+------
-(0 rows)
 
 ----------------------------------------------------------------------
 -- Session settings: the same value hashes alike under any TimeZone,
@@ -834,12 +757,8 @@ BEGIN
 	END LOOP;
 	RETURN n;
 END $$;
-SELECT eq_settings_step('utc') AS pairs;
- pairs 
--------
-   280
-(1 row)
 
+SELECT eq_settings_step('utc') AS pairs;
 SET timezone = 'Asia/Kathmandu';
 SET datestyle = 'SQL, DMY';
 SET intervalstyle = 'sql_standard';
@@ -847,11 +766,6 @@ SET extra_float_digits = -15;
 SET bytea_output = 'escape';
 SET client_encoding = 'LATIN1';
 SELECT eq_settings_step('kathmandu latin1') AS pairs;
- pairs 
--------
-   280
-(1 row)
-
 SET timezone = 'America/St_Johns';
 SET datestyle = 'German, DMY';
 SET intervalstyle = 'iso_8601';
@@ -859,22 +773,12 @@ SET extra_float_digits = 3;
 SET bytea_output = 'hex';
 SET client_encoding = 'WIN1251';
 SELECT eq_settings_step('st_johns win1251') AS pairs;
- pairs 
--------
-   280
-(1 row)
-
 SET timezone = 'Pacific/Chatham';
 SET datestyle = 'Postgres, YMD';
 SET intervalstyle = 'postgres_verbose';
 SET extra_float_digits = 0;
 SET client_encoding = 'SQL_ASCII';
 SELECT eq_settings_step('chatham sql_ascii') AS pairs;
- pairs 
--------
-   280
-(1 row)
-
 RESET timezone;
 RESET datestyle;
 RESET intervalstyle;
@@ -883,17 +787,10 @@ RESET bytea_output;
 RESET client_encoding;
 SET timezone = 'UTC';
 SET datestyle = 'ISO, MDY';
+
 -- checks run per step
 SELECT label AS step, count(DISTINCT pair) AS pairs, count(*) AS checks
 FROM eq_set_results GROUP BY label ORDER BY min(n);
-       step        | pairs | checks 
--------------------+-------+--------
- utc               |   280 |    840
- kathmandu latin1  |   280 |   1960
- st_johns win1251  |   280 |   3080
- chatham sql_ascii |   280 |   4200
-(4 rows)
-
 -- the failures: none.  (Pairs that fail above under UTC are left out:
 -- their filters miss whatever the settings.)
 SELECT label AS step, type, x, y, got, string_agg(chk, ', ' ORDER BY chk) AS checks
@@ -903,19 +800,12 @@ WHERE NOT CASE WHEN chk = 'equal' THEN got = 'true' ELSE eq_allowed(ok, got) END
                    WHERE NOT CASE WHEN chk = 'equal' THEN got = 'true' ELSE eq_allowed(ok, got) END)
 GROUP BY pair, type, x, y, label, got
 ORDER BY pair, min(n), got;
- step | type | x | y | got | checks 
-------+------+---+---+-----+--------
-(0 rows)
-
 -- the same value gave the same bytes under every setting: no pair differs
 SELECT type, x, y, count(DISTINCT fx::bytea) AS fx_versions, count(DISTINCT fy::bytea) AS fy_versions
 FROM eq_set_filters JOIN eq_pairs ON id = pair
 GROUP BY pair, type, x, y
 HAVING count(DISTINCT fx::bytea) > 1 OR count(DISTINCT fy::bytea) > 1
 ORDER BY pair;
- type | x | y | fx_versions | fy_versions 
-------+---+---+-------------+-------------
-(0 rows)
 
 ----------------------------------------------------------------------
 -- Serial and parallel plans under client_encoding = 'LATIN1': the same
@@ -933,6 +823,7 @@ SELECT g, (enum_range(NULL::eq_latin))[1 + g % 4] AS el,
 	jsonb_build_object((enum_range(NULL::eq_latin))[1 + g % 4]::text, g % 50, 'w', chr(1078)) AS j
 FROM generate_series(1, 60000) g;
 ANALYZE eq_par;
+
 -- serial, client_encoding UTF8 (the reference)
 SET max_parallel_workers_per_gather = 0;
 CREATE TABLE eq_u8_el AS SELECT bloom_agg(el) AS f FROM eq_par;
@@ -953,15 +844,6 @@ SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
 EXPLAIN (COSTS OFF) CREATE TABLE eq_par_el AS SELECT bloom_agg(el) AS f FROM eq_par;
-                  QUERY PLAN                   
------------------------------------------------
- Finalize Aggregate
-   ->  Gather
-         Workers Planned: 2
-         ->  Partial Aggregate
-               ->  Parallel Seq Scan on eq_par
-(5 rows)
-
 CREATE TABLE eq_par_el AS SELECT bloom_agg(el) AS f FROM eq_par;
 CREATE TABLE eq_par_ew AS SELECT bloom_agg(ew) AS f FROM eq_par;
 CREATE TABLE eq_par_t AS SELECT bloom_agg(t) AS f FROM eq_par;
@@ -973,69 +855,31 @@ CREATE TABLE eq_par_j AS SELECT bloom_agg(j) AS f FROM eq_par;
 -- in a serial one
 SELECT * FROM explain_neutral($$
 SELECT count(*) FILTER (WHERE NOT el <@ (SELECT f FROM eq_ser_el)) FROM eq_par$$);
-                  QUERY PLAN                   
------------------------------------------------
- Finalize Aggregate
-   InitPlan 1
-     ->  Gather
-           Workers Planned: 2
-           ->  Parallel Seq Scan on eq_ser_el
-   ->  Gather
-         Workers Planned: 2
-         ->  Partial Aggregate
-               ->  Parallel Seq Scan on eq_par
-(9 rows)
-
 SELECT 'el' AS col,
        count(*) FILTER (WHERE NOT el <@ (SELECT f FROM eq_ser_el)) AS serial_built,
        count(*) FILTER (WHERE NOT el <@ (SELECT f FROM eq_par_el)) AS parallel_built,
        count(*) FILTER (WHERE NOT el <@ (SELECT f FROM eq_u8_el)) AS utf8_client_built
 FROM eq_par;
- col | serial_built | parallel_built | utf8_client_built 
------+--------------+----------------+-------------------
- el  |            0 |              0 |                 0
-(1 row)
-
 SELECT 'ew' AS col,
        count(*) FILTER (WHERE NOT ew <@ (SELECT f FROM eq_ser_ew)) AS serial_built,
        count(*) FILTER (WHERE NOT ew <@ (SELECT f FROM eq_par_ew)) AS parallel_built,
        count(*) FILTER (WHERE NOT ew <@ (SELECT f FROM eq_u8_ew)) AS utf8_client_built
 FROM eq_par;
- col | serial_built | parallel_built | utf8_client_built 
------+--------------+----------------+-------------------
- ew  |            0 |              0 |                 0
-(1 row)
-
 SELECT 't' AS col,
        count(*) FILTER (WHERE NOT t <@ (SELECT f FROM eq_ser_t)) AS serial_built,
        count(*) FILTER (WHERE NOT t <@ (SELECT f FROM eq_par_t)) AS parallel_built,
        count(*) FILTER (WHERE NOT t <@ (SELECT f FROM eq_u8_t)) AS utf8_client_built
 FROM eq_par;
- col | serial_built | parallel_built | utf8_client_built 
------+--------------+----------------+-------------------
- t   |            0 |              0 |                 0
-(1 row)
-
 SELECT 'c' AS col,
        count(*) FILTER (WHERE NOT c <@ (SELECT f FROM eq_ser_c)) AS serial_built,
        count(*) FILTER (WHERE NOT c <@ (SELECT f FROM eq_par_c)) AS parallel_built,
        count(*) FILTER (WHERE NOT c <@ (SELECT f FROM eq_u8_c)) AS utf8_client_built
 FROM eq_par;
- col | serial_built | parallel_built | utf8_client_built 
------+--------------+----------------+-------------------
- c   |            0 |              0 |                 0
-(1 row)
-
 SELECT 'j' AS col,
        count(*) FILTER (WHERE NOT j <@ (SELECT f FROM eq_ser_j)) AS serial_built,
        count(*) FILTER (WHERE NOT j <@ (SELECT f FROM eq_par_j)) AS parallel_built,
        count(*) FILTER (WHERE NOT j <@ (SELECT f FROM eq_u8_j)) AS utf8_client_built
 FROM eq_par;
- col | serial_built | parallel_built | utf8_client_built 
------+--------------+----------------+-------------------
- j   |            0 |              0 |                 0
-(1 row)
-
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
@@ -1045,89 +889,40 @@ SELECT 'el' AS col,
        count(*) FILTER (WHERE NOT el <@ (SELECT f FROM eq_par_el)) AS parallel_built,
        count(*) FILTER (WHERE NOT el <@ (SELECT f FROM eq_u8_el)) AS utf8_client_built
 FROM eq_par;
- col | serial_built | parallel_built | utf8_client_built 
------+--------------+----------------+-------------------
- el  |            0 |              0 |                 0
-(1 row)
-
 SELECT 'ew' AS col,
        count(*) FILTER (WHERE NOT ew <@ (SELECT f FROM eq_ser_ew)) AS serial_built,
        count(*) FILTER (WHERE NOT ew <@ (SELECT f FROM eq_par_ew)) AS parallel_built,
        count(*) FILTER (WHERE NOT ew <@ (SELECT f FROM eq_u8_ew)) AS utf8_client_built
 FROM eq_par;
- col | serial_built | parallel_built | utf8_client_built 
------+--------------+----------------+-------------------
- ew  |            0 |              0 |                 0
-(1 row)
-
 SELECT 't' AS col,
        count(*) FILTER (WHERE NOT t <@ (SELECT f FROM eq_ser_t)) AS serial_built,
        count(*) FILTER (WHERE NOT t <@ (SELECT f FROM eq_par_t)) AS parallel_built,
        count(*) FILTER (WHERE NOT t <@ (SELECT f FROM eq_u8_t)) AS utf8_client_built
 FROM eq_par;
- col | serial_built | parallel_built | utf8_client_built 
------+--------------+----------------+-------------------
- t   |            0 |              0 |                 0
-(1 row)
-
 SELECT 'c' AS col,
        count(*) FILTER (WHERE NOT c <@ (SELECT f FROM eq_ser_c)) AS serial_built,
        count(*) FILTER (WHERE NOT c <@ (SELECT f FROM eq_par_c)) AS parallel_built,
        count(*) FILTER (WHERE NOT c <@ (SELECT f FROM eq_u8_c)) AS utf8_client_built
 FROM eq_par;
- col | serial_built | parallel_built | utf8_client_built 
------+--------------+----------------+-------------------
- c   |            0 |              0 |                 0
-(1 row)
-
 SELECT 'j' AS col,
        count(*) FILTER (WHERE NOT j <@ (SELECT f FROM eq_ser_j)) AS serial_built,
        count(*) FILTER (WHERE NOT j <@ (SELECT f FROM eq_par_j)) AS parallel_built,
        count(*) FILTER (WHERE NOT j <@ (SELECT f FROM eq_u8_j)) AS utf8_client_built
 FROM eq_par;
- col | serial_built | parallel_built | utf8_client_built 
------+--------------+----------------+-------------------
- j   |            0 |              0 |                 0
-(1 row)
-
 -- the bytes: parallel = serial = serial under client_encoding UTF8
 SELECT 'el' AS col, s.f = p.f AS parallel_same, s.f = u.f AS utf8_client_same
 FROM eq_ser_el s, eq_par_el p, eq_u8_el u;
- col | parallel_same | utf8_client_same 
------+---------------+------------------
- el  | t             | t
-(1 row)
-
 SELECT 'ew' AS col, s.f = p.f AS parallel_same, s.f = u.f AS utf8_client_same
 FROM eq_ser_ew s, eq_par_ew p, eq_u8_ew u;
- col | parallel_same | utf8_client_same 
------+---------------+------------------
- ew  | t             | t
-(1 row)
-
 SELECT 't' AS col, s.f = p.f AS parallel_same, s.f = u.f AS utf8_client_same
 FROM eq_ser_t s, eq_par_t p, eq_u8_t u;
- col | parallel_same | utf8_client_same 
------+---------------+------------------
- t   | t             | t
-(1 row)
-
 SELECT 'c' AS col, s.f = p.f AS parallel_same, s.f = u.f AS utf8_client_same
 FROM eq_ser_c s, eq_par_c p, eq_u8_c u;
- col | parallel_same | utf8_client_same 
------+---------------+------------------
- c   | t             | t
-(1 row)
-
 SELECT 'j' AS col, s.f = p.f AS parallel_same, s.f = u.f AS utf8_client_same
 FROM eq_ser_j s, eq_par_j p, eq_u8_j u;
- col | parallel_same | utf8_client_same 
------+---------------+------------------
- j   | t             | t
-(1 row)
-
 RESET max_parallel_workers_per_gather;
 RESET client_encoding;
+
 ----------------------------------------------------------------------
 -- A Bloom semi-join never returns fewer rows than IN
 ----------------------------------------------------------------------
@@ -1138,18 +933,9 @@ CREATE TABLE eq_lookups (v varchar);
 INSERT INTO eq_lookups VALUES ('ab '), ('ab');
 SELECT (SELECT count(*) FROM eq_lookups WHERE v IN (SELECT c FROM eq_codes)) AS in_rows,
        (SELECT count(*) FROM eq_lookups WHERE v <@ (SELECT bloom_agg(c) FROM eq_codes)) AS bloom_rows;
- in_rows | bloom_rows 
----------+------------
-       2 |          2
-(1 row)
-
 -- and the filter built from the other side
 SELECT (SELECT count(*) FROM eq_codes WHERE c IN (SELECT v FROM eq_lookups)) AS in_rows,
        (SELECT count(*) FROM eq_codes WHERE c <@ (SELECT bloom_agg(v) FROM eq_lookups)) AS bloom_rows;
- in_rows | bloom_rows 
----------+------------
-       1 |          1
-(1 row)
 
 -- randomized: words of 1 to 5 letters of 'a', 'b', e-acute, euro sign
 -- and space with 0 to 2 trailing spaces, in two halves, each as char(4),
@@ -1157,11 +943,6 @@ SELECT (SELECT count(*) FROM eq_codes WHERE c IN (SELECT v FROM eq_lookups)) AS 
 -- probed by the other.  (in_rows: the IN count; the words are drawn so
 -- that about half of them match)
 SELECT setseed(0.25);
- setseed 
----------
- 
-(1 row)
-
 CREATE TABLE eq_sj AS
 SELECT g, g % 2 AS side, w || repeat(' ', floor(random() * 3)::int) AS s
 FROM (SELECT g, (SELECT string_agg((ARRAY['a', 'b', chr(233), chr(8364), ' '])[1 + floor(random() * 5)::int], '')
@@ -1192,25 +973,6 @@ BEGIN
 	END LOOP;
 END $$;
 SELECT * FROM eq_semijoins();
-     filter_of     |     probed_by     | in_rows | never_below 
--------------------+-------------------+---------+-------------
- character(4)      | character(4)      |    1812 | t
- character(4)      | character varying |    1565 | t
- character(4)      | text              |     359 | t
- character(4)      | name              |     359 | t
- character varying | character(4)      |    1697 | t
- character varying | character varying |    1256 | t
- character varying | text              |    1256 | t
- character varying | name              |    1256 | t
- text              | character(4)      |    1242 | t
- text              | character varying |    1256 | t
- text              | text              |    1256 | t
- text              | name              |    1256 | t
- name              | character(4)      |    1242 | t
- name              | character varying |    1256 | t
- name              | text              |    1256 | t
- name              | name              |    1256 | t
-(16 rows)
 
 \c :regdb
-DROP DATABASE bloom_equality;
+DROP DATABASE bloom_key_hashing;
