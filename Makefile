@@ -25,7 +25,7 @@ GLUE_SRCS = src/bf_guc.c src/bf_io.c src/bf_report.c src/bf_encode.c src/bf_keyt
 	src/bf_scalable.c src/bf_scalable_union.c \
 	src/bf_array.c src/bf_cmp.c src/bf_autojoin.c src/bf_autojoin_plan.c src/bf_autojoin_size.c src/bf_autojoin_guard.c \
 	src/bf_slice_page.c src/bf_slice_write.c src/bf_slice_build.c src/bf_slice_scan.c src/bf_slice_sink.c \
-	src/bf_slice_vacuum.c src/bf_slice_am.c
+	src/bf_slice_vacuum.c src/bf_slice_am.c src/bf_edges.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
 DATA = sql/bloomfilter--1.0.sql
@@ -66,7 +66,7 @@ include $(PGXS)
 # (bf_core.h is an umbrella over one header per concern: every one counts)
 CORE_HDRS = $(wildcard src/core/*.h)
 $(OBJS): $(CORE_HDRS) src/bloomfilter.h src/bf_keyenc.h src/bf_index.h src/bf_gbloom.h src/bf_join_pushdown.h src/bf_compat.h src/bf_slice_private.h \
-	src/bf_detoast_cache.h src/bf_report.h src/bf_sbloom.h src/bf_agg_state.h
+	src/bf_detoast_cache.h src/bf_report.h src/bf_sbloom.h src/bf_agg_state.h src/bf_edges.h
 
 # ---- the core on its own ----
 CORE_CC ?= gcc
