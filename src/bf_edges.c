@@ -18,8 +18,8 @@
 #include "utils/builtins.h"
 
 /* The statement that was last warned, per warning. */
-static TimestampTz overfull_warned = 0;
-static TimestampTz ahead_warned = 0;
+static TimestampTz overfull_warned = PG_INT64_MIN;
+static TimestampTz ahead_warned = PG_INT64_MIN;
 
 /* True, and the statement marked, if this statement was not warned yet. */
 static bool
@@ -40,6 +40,56 @@ warned_in_statement(TimestampTz warned)
 	return warned == GetCurrentStatementStartTimestamp();
 }
 
+/*
+ * Counting every bit of a large filter costs more than the add itself (a
+ * pass over 1.2 MB for a million keys at 1%), and a filter past the adds
+ * threshold by repeated keys would pay it at every add.  A sample of evenly
+ * spaced words says first whether the filter may be near three quarters
+ * full; only then are all its bits counted, and the count decides.  The
+ * sample (256 words, 16,384 bits) estimates the fill within about 0.005
+ * (one standard deviation, blocked layout included, whose words come from
+ * different blocks), so a filter past 0.75 always passes the sample's bar
+ * of 0.7; the sample is fixed, the decision deterministic.
+ */
+#define SAMPLE_WORDS		256
+#define SAMPLE_COUNTERS		4096
+#define SAMPLE_BAR			0.70
+
+static inline uint64
+load_word(const uint8 *p)
+{
+	uint64		w;
+
+	memcpy(&w, p, 8);
+	return w;
+}
+
+/* May the bit array be past three quarters full?  (False: surely not.) */
+static bool
+bits_may_be_past(const bf_view *v)
+{
+	uint64		nwords = v->nbits / 64;
+	uint64		set = 0;
+
+	if (nwords <= 2 * SAMPLE_WORDS)
+		return true;
+	for (uint64 i = 0; i < SAMPLE_WORDS; i++)
+		set += bf_popcount64(load_word(v->bits + 8 * ((2 * i + 1) * nwords / (2 * SAMPLE_WORDS))));
+	return (double) set > SAMPLE_BAR * SAMPLE_WORDS * 64;
+}
+
+static bool
+counters_may_be_past(const bfc_view *v)
+{
+	uint64		nonzero = 0;
+
+	if (v->ncounters <= 2 * SAMPLE_COUNTERS)
+		return true;
+	for (uint64 i = 0; i < SAMPLE_COUNTERS; i++)
+		nonzero += bfc_get(v, (2 * i + 1) * v->ncounters / (2 * SAMPLE_COUNTERS)) != 0;
+	return (double) nonzero > SAMPLE_BAR * SAMPLE_COUNTERS;
+}
+
 #define OVERFULL_DETAIL(what) \
 	"A filter is past its capacity when more than three quarters of its " what ", at about twice the keys it was sized for; a key it does not hold then probes true at that rate."
 
@@ -51,7 +101,7 @@ bloom_warn_overfull(const bf_view *v)
 	uint64		set;
 
 	if (!bloom_may_be_overfull(v->nbits, v->hashes, v->added) ||
-		warned_in_statement(overfull_warned))
+		warned_in_statement(overfull_warned) || !bits_may_be_past(v))
 		return;
 	set = bf_popcount(v);
 	if (set * 4 <= v->nbits * 3 || !first_in_statement(&overfull_warned))
@@ -75,7 +125,7 @@ cbloom_warn_overfull(const bfc_view *v)
 	bf_view		bv = {0};
 
 	if (!bloom_may_be_overfull(v->ncounters, v->hashes, v->items) ||
-		warned_in_statement(overfull_warned))
+		warned_in_statement(overfull_warned) || !counters_may_be_past(v))
 		return;
 	bfc_counter_stats(v, &nonzero, &saturated);
 	if (nonzero * 4 <= v->ncounters * 3 || !first_in_statement(&overfull_warned))
@@ -119,7 +169,7 @@ window_slot_overfull(const bfw_view *w, uint32 i)
 		return;
 	bfw_slot_view(w, i, &v);
 	if (!bloom_may_be_overfull(v.nbits, v.hashes, v.added) ||
-		warned_in_statement(overfull_warned))
+		warned_in_statement(overfull_warned) || !bits_may_be_past(&v))
 		return;
 	set = bf_popcount(&v);
 	if (set * 4 <= v.nbits * 3 || !first_in_statement(&overfull_warned))

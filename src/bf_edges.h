@@ -36,7 +36,8 @@
  * counting filter's counters above zero), which a filter reaches at about
  * twice the keys it was sized for.  A key sets at most k bits, so fewer
  * than 3m / 4k adds cannot get there: this test, on the header alone, is
- * all an add pays for a filter within its capacity.  (A counting filter's
+ * all an add pays for a filter within its capacity.  Past it, a sample of
+ * the bits, then (near three quarters) a count of them all (bf_edges.c).  (A counting filter's
  * items are adds less removes; only removing keys that were never added
  * can leave more counters above zero than k × items.)
  */
