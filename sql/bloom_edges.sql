@@ -93,6 +93,17 @@ SELECT count(*) FROM bloom_window_info(
                    0, '2024-05-01 10:05+00'),
   '2024-05-01 10:05+00') WHERE added > 0;
 
+-- Large filters are sampled before their bits are counted: the sample
+-- misses none just past three quarters, and warns for none just under
+SELECT round(fill_ratio::numeric, 3) AS just_under
+FROM bloom_info(bloom_add_all(bloom_empty(100000, 0.01), ARRAY(SELECT generate_series(1, 200000))));
+SELECT round(fill_ratio::numeric, 3) AS just_past
+FROM bloom_info(bloom_add_all(bloom_empty(100000, 0.01), ARRAY(SELECT generate_series(1, 215000))));
+SELECT round(fill_ratio::numeric, 3) AS just_past_classic
+FROM bloom_info(bloom_add_all(bloom_empty(100000, 0.01, 'classic'), ARRAY(SELECT generate_series(1, 195000))));
+SELECT round((nonzero_counters::float8 / counters)::numeric, 3) AS just_past_counting
+FROM cbloom_info(cbloom_add_all(cbloom_empty(100000, 0.01), ARRAY(SELECT generate_series(1, 215000))));
+
 -- No warning for a filter within its capacity, however it was sized: at
 -- capacity about half the bits are set, never three quarters.
 SELECT l, p, round((bloom_info(f)).fill_ratio::numeric, 2) AS fill_at_capacity
