@@ -16,7 +16,7 @@
 #              counts the bits (the check's worst case)
 #   overfull   bloom_empty(100000, 0.01) holding 1,000,000 keys: the first
 #              add warns, the others know the statement warned
-#   small      bloom_empty(1000, 0.01) holding 3,000 repeats of 100 keys: a
+#   small      bloom_empty(1000, 0.01) (1.3 kB) holding 3,000 repeats of 100 keys: a
 #              small filter past the threshold, counted every add
 #
 # Usage: bash test/bench/edges_bench.sh 'host=/tmp/a port=5432 user=postgres' 'host=/tmp/b port=5433 user=postgres'
