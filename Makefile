@@ -25,7 +25,7 @@ GLUE_SRCS = src/bf_guc.c src/bf_io.c src/bf_report.c src/bf_encode.c src/bf_keyt
 	src/bf_scalable.c src/bf_scalable_union.c \
 	src/bf_array.c src/bf_cmp.c src/bf_autojoin.c src/bf_autojoin_plan.c src/bf_autojoin_size.c src/bf_autojoin_guard.c \
 	src/bf_slice_page.c src/bf_slice_write.c src/bf_slice_build.c src/bf_slice_scan.c src/bf_slice_sink.c \
-	src/bf_slice_vacuum.c src/bf_slice_am.c
+	src/bf_slice_vacuum.c src/bf_slice_am.c src/bf_edges.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
 DATA = sql/bloomfilter--1.0.sql
@@ -34,7 +34,7 @@ REGRESS = bloom_basics bloom_families bloom_combine bloom_estimates \
 	bloom_sizing bloom_fpr bloom_io bloom_errors bloom_agg \
 	bloom_gist bloom_gist_memory bloom_planner bloom_security bloom_counting bloom_window \
 	bloom_scalable bloom_batch bloom_value_compare bloom_key_hashing bloom_caches \
-	bloom_slice bloom_slice_scan bloom_slice_edges bloom_comments
+	bloom_slice bloom_slice_scan bloom_slice_edges bloom_comments bloom_edges
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 # left out by check-fast: each takes over ten seconds of the suite's ninety
 # (measured on the 2-core development machine); the full suite runs them
@@ -66,7 +66,7 @@ include $(PGXS)
 # (bf_core.h is an umbrella over one header per concern: every one counts)
 CORE_HDRS = $(wildcard src/core/*.h)
 $(OBJS): $(CORE_HDRS) src/bloomfilter.h src/bf_keyenc.h src/bf_index.h src/bf_gbloom.h src/bf_join_pushdown.h src/bf_compat.h src/bf_slice_private.h \
-	src/bf_detoast_cache.h src/bf_report.h src/bf_sbloom.h src/bf_agg_state.h
+	src/bf_detoast_cache.h src/bf_report.h src/bf_sbloom.h src/bf_agg_state.h src/bf_edges.h
 
 # ---- the core on its own ----
 CORE_CC ?= gcc

@@ -127,9 +127,12 @@ CREATE OPERATOR @extschema@.<@ (
 -- Combining
 -- ---------------------------------------------------------------------
 
+-- not STRICT: a NULL operand of a union is the empty set (f | NULL is f, as
+-- array_cat treats NULL), so that f | (an aggregate over no rows) keeps f;
+-- the intersection stays STRICT (f & NULL is NULL)
 CREATE FUNCTION @extschema@.bloom_union(@extschema@.bloomfilter, @extschema@.bloomfilter)
 	RETURNS @extschema@.bloomfilter
-	AS 'MODULE_PATHNAME', 'bloomfilter_union' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bloomfilter_union' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 CREATE FUNCTION @extschema@.bloom_intersect(@extschema@.bloomfilter, @extschema@.bloomfilter)
 	RETURNS @extschema@.bloomfilter
@@ -595,6 +598,15 @@ CREATE FUNCTION @extschema@.cbloom_add(@extschema@.countingbloom, anycompatible)
 CREATE FUNCTION @extschema@.cbloom_remove(@extschema@.countingbloom, anycompatible)
 	RETURNS @extschema@.countingbloom
 	AS 'MODULE_PATHNAME', 'countingbloom_remove' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+-- every non-NULL element added or removed, in storage order: what cbloom_add
+-- and cbloom_remove give element after element, in one call (not STRICT: a
+-- NULL array leaves the filter as it is)
+CREATE FUNCTION @extschema@.cbloom_add_all(@extschema@.countingbloom, anyarray)
+	RETURNS @extschema@.countingbloom
+	AS 'MODULE_PATHNAME', 'countingbloom_add_all' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.cbloom_remove_all(@extschema@.countingbloom, anyarray)
+	RETURNS @extschema@.countingbloom
+	AS 'MODULE_PATHNAME', 'countingbloom_remove_all' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION @extschema@.cbloom_contains(@extschema@.countingbloom, anycompatible)
 	RETURNS boolean
 	AS 'MODULE_PATHNAME', 'countingbloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
@@ -626,10 +638,11 @@ CREATE OPERATOR @extschema@.<@ (
 	RESTRICT = pg_catalog.contsel, JOIN = pg_catalog.contjoinsel
 );
 
--- union: counters summed, saturating; sizes m * 2^j fold to m
+-- union: counters summed, saturating; sizes m * 2^j fold to m.  Not
+-- STRICT: a NULL operand is the empty set, as for bloomfilter
 CREATE FUNCTION @extschema@.cbloom_union(@extschema@.countingbloom, @extschema@.countingbloom)
 	RETURNS @extschema@.countingbloom
-	AS 'MODULE_PATHNAME', 'countingbloom_union' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'countingbloom_union' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE OPERATOR @extschema@.| (
 	LEFTARG = @extschema@.countingbloom, RIGHTARG = @extschema@.countingbloom,
 	FUNCTION = @extschema@.cbloom_union,
@@ -739,9 +752,32 @@ CREATE FUNCTION @extschema@.bloom_window_add(w @extschema@.bloomwindow, key anyc
 	AS 'MODULE_PATHNAME', 'bloomwindow_add' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 CREATE FUNCTION @extschema@.bloom_window_contains(w @extschema@.bloomwindow, key anycompatible,
-		at timestamptz DEFAULT now())
+		at timestamptz)
 	RETURNS boolean
 	AS 'MODULE_PATHNAME', 'bloomwindow_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- at now(): an overload rather than a default, so that the operators have
+-- a two-argument function; STABLE, as now() is
+CREATE FUNCTION @extschema@.bloom_window_contains(w @extschema@.bloomwindow, key anycompatible)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloomwindow_contains_now' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_window_contained_in(key anycompatible, w @extschema@.bloomwindow)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloomwindow_contained_in_now' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+-- w @> key and key <@ w: bloom_window_contains(w, key) at now()
+CREATE OPERATOR @extschema@.@> (
+	LEFTARG = @extschema@.bloomwindow, RIGHTARG = anycompatible,
+	FUNCTION = @extschema@.bloom_window_contains,
+	COMMUTATOR = OPERATOR(@extschema@.<@),
+	RESTRICT = pg_catalog.contsel, JOIN = pg_catalog.contjoinsel
+);
+CREATE OPERATOR @extschema@.<@ (
+	LEFTARG = anycompatible, RIGHTARG = @extschema@.bloomwindow,
+	FUNCTION = @extschema@.bloom_window_contained_in,
+	COMMUTATOR = OPERATOR(@extschema@.@>),
+	RESTRICT = pg_catalog.contsel, JOIN = pg_catalog.contjoinsel
+);
 
 CREATE FUNCTION @extschema@.bloom_window_filter(w @extschema@.bloomwindow,
 		at timestamptz DEFAULT now())
@@ -894,9 +930,10 @@ CREATE OPERATOR @extschema@.<@ (
 	JOIN = pg_catalog.contjoinsel
 );
 
+-- not STRICT: a NULL operand is the empty set, as for bloomfilter
 CREATE FUNCTION @extschema@.bloom_union(@extschema@.scalablebloom, @extschema@.scalablebloom)
 	RETURNS @extschema@.scalablebloom
-	AS 'MODULE_PATHNAME', 'scalablebloom_union' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'scalablebloom_union' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE OPERATOR @extschema@.| (
 	LEFTARG = @extschema@.scalablebloom,
 	RIGHTARG = @extschema@.scalablebloom,
@@ -1483,6 +1520,8 @@ COMMENT ON FUNCTION @extschema@.cbloom_empty(bigint, float8, text, bigint, integ
 COMMENT ON FUNCTION @extschema@.cbloom_empty_counters(bigint, integer, text, bigint, integer) IS 'Empty counting filter of an explicit number of counters and hashes';
 COMMENT ON FUNCTION @extschema@.cbloom_add(@extschema@.countingbloom, anycompatible) IS 'A copy with the key added (operator +)';
 COMMENT ON FUNCTION @extschema@.cbloom_remove(@extschema@.countingbloom, anycompatible) IS 'A copy with the key removed (operator -); unchanged if the key is surely absent; remove only keys you added';
+COMMENT ON FUNCTION @extschema@.cbloom_add_all(@extschema@.countingbloom, anyarray) IS 'A copy with every non-NULL element added';
+COMMENT ON FUNCTION @extschema@.cbloom_remove_all(@extschema@.countingbloom, anyarray) IS 'A copy with every non-NULL element removed, as cbloom_remove one after the other; remove only keys you added';
 COMMENT ON FUNCTION @extschema@.cbloom_contains(@extschema@.countingbloom, anycompatible) IS 'May the key be in the counting filter? (operator @>)';
 COMMENT ON FUNCTION @extschema@.cbloom_contained_in(anycompatible, @extschema@.countingbloom) IS 'May the key be in the counting filter? (operator <@)';
 COMMENT ON FUNCTION @extschema@.cbloom_count(@extschema@.countingbloom, anycompatible) IS 'Smallest of the key''s counters: an upper bound of its count, 0 if surely absent';
@@ -1499,7 +1538,11 @@ COMMENT ON OPERATOR @extschema@.| (@extschema@.countingbloom, @extschema@.counti
 -- sliding windows
 COMMENT ON FUNCTION @extschema@.bloom_window_empty(interval, int, bigint, float8, text, bigint) IS 'Empty window of the given width in buckets, each for capacity keys; fpr is the rate of a probe of the whole window';
 COMMENT ON FUNCTION @extschema@.bloom_window_add(@extschema@.bloomwindow, anycompatible, timestamptz) IS 'A copy with the key added to the bucket of time at (default now())';
-COMMENT ON FUNCTION @extschema@.bloom_window_contains(@extschema@.bloomwindow, anycompatible, timestamptz) IS 'May the key have been added within the window ending at time at (default now())?';
+COMMENT ON FUNCTION @extschema@.bloom_window_contains(@extschema@.bloomwindow, anycompatible, timestamptz) IS 'May the key have been added within the window ending at time at?';
+COMMENT ON FUNCTION @extschema@.bloom_window_contains(@extschema@.bloomwindow, anycompatible) IS 'May the key have been added within the window ending now()? (operator @>)';
+COMMENT ON FUNCTION @extschema@.bloom_window_contained_in(anycompatible, @extschema@.bloomwindow) IS 'May the key have been added within the window ending now()? (operator <@)';
+COMMENT ON OPERATOR @extschema@.@> (@extschema@.bloomwindow, anycompatible) IS 'window may contain key now (bloom_window_contains)';
+COMMENT ON OPERATOR @extschema@.<@ (anycompatible, @extschema@.bloomwindow) IS 'key may be in window now (bloom_window_contained_in)';
 COMMENT ON FUNCTION @extschema@.bloom_window_filter(@extschema@.bloomwindow, timestamptz) IS 'The union of the buckets live at time at, as one bloomfilter';
 COMMENT ON FUNCTION @extschema@.bloom_window_info(@extschema@.bloomwindow, timestamptz) IS 'One row per bucket: its span, keys added, bits set, estimates, and whether it is live at time at';
 COMMENT ON FUNCTION @extschema@.bloom_window_params(@extschema@.bloomwindow) IS 'Width, bucket width, buckets, layout, bits, hashes, seed, key family, size and newest bucket end of a window';

@@ -41,6 +41,7 @@
  * the sketches, and inserts bucket b of every run in turn.
  */
 #include "bf_agg_state.h"
+#include "bf_edges.h"
 
 #include "bf_aggstate.h"
 
@@ -398,6 +399,8 @@ bloom_agg_result(Datum state, bool *warned)
 	/* copied: the state may go on changing (window aggregates) */
 	out = palloc(VARSIZE(st->filter));
 	memcpy(out, st->filter, VARSIZE(st->filter));
+	if (!st->union_agg)
+		bloom_warn_overfull(&st->view);
 	return out;
 }
 

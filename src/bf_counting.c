@@ -14,18 +14,22 @@
 #include "bloomfilter.h"
 #include "bf_detoast_cache.h"
 #include "bf_counting.h"
+#include "bf_edges.h"
 #include "bf_report.h"
 
 #include "access/detoast.h"
 #include "access/htup_details.h"
 #include "funcapi.h"
 #include "libpq/pqformat.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 
 PG_FUNCTION_INFO_V1(countingbloom_empty);
 PG_FUNCTION_INFO_V1(countingbloom_empty_counters);
 PG_FUNCTION_INFO_V1(countingbloom_add);
 PG_FUNCTION_INFO_V1(countingbloom_remove);
+PG_FUNCTION_INFO_V1(countingbloom_add_all);
+PG_FUNCTION_INFO_V1(countingbloom_remove_all);
 PG_FUNCTION_INFO_V1(countingbloom_contains);
 PG_FUNCTION_INFO_V1(countingbloom_contained_in);
 PG_FUNCTION_INFO_V1(countingbloom_count);
@@ -262,6 +266,7 @@ countingbloom_add(PG_FUNCTION_ARGS)
 	cbloom_adopt_family(&v, kt);
 	bfc_add_hash(&v, bloom_hash_fast(kt, PG_GETARG_DATUM(1), v.seed));
 	bfc_store_header((uint8 *) VARDATA(f), &v);
+	cbloom_warn_overfull(&v);
 	PG_RETURN_POINTER(f);
 }
 
@@ -291,6 +296,74 @@ countingbloom_remove(PG_FUNCTION_ARGS)
 		bfc_store_header((uint8 *) VARDATA(f), &v);
 	}
 	PG_RETURN_POINTER(f);
+}
+
+/*
+ * cbloom_add_all(c, array) and cbloom_remove_all(c, array): every non-NULL
+ * element added, or removed, in the array's storage order, one copy of the
+ * filter for the whole array: exactly what cbloom_add (cbloom_remove) gives
+ * element after element.  A NULL array changes nothing.  Removing: an
+ * element whose key the filter surely does not hold changes nothing, as
+ * cbloom_remove; a filter that never held a key is returned as it is
+ * (whatever the elements' type, as cbloom_remove does); keys of another
+ * family are an ERROR.
+ */
+static Datum
+add_or_remove_all(FunctionCallInfo fcinfo, bool add)
+{
+	BloomKeyType *kt = NULL;
+	struct varlena *f;
+	bfc_view	v;
+	ArrayIterator it;
+	Datum		value;
+	bool		isnull;
+	bool		checked = false;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	if (PG_ARGISNULL(1))
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	f = cbloom_getarg_copy(fcinfo, 0, &v);
+	it = array_create_iterator(PG_GETARG_ARRAYTYPE_P(1), 0, NULL);
+	while (array_iterate(it, &value, &isnull))
+	{
+		if (isnull)
+			continue;
+		if (!checked)
+		{
+			/*
+			 * Looked up at the first key: the columns of type record are
+			 * told by an element, and an empty array has none.
+			 */
+			kt = bloom_key_type_cached(fcinfo, 1, true);
+			if (add)
+				cbloom_adopt_family(&v, kt);
+			else if (!cbloom_check_family(&v, kt))
+				break;			/* no key was ever added: nothing to remove */
+			checked = true;
+		}
+		if (add)
+			bfc_add_hash(&v, bloom_hash_fast(kt, value, v.seed));
+		else
+			(void) bfc_remove_hash(&v, bloom_hash_fast(kt, value, v.seed));
+	}
+	array_free_iterator(it);
+	bfc_store_header((uint8 *) VARDATA(f), &v);
+	if (add)
+		cbloom_warn_overfull(&v);
+	PG_RETURN_POINTER(f);
+}
+
+Datum
+countingbloom_add_all(PG_FUNCTION_ARGS)
+{
+	return add_or_remove_all(fcinfo, true);
+}
+
+Datum
+countingbloom_remove_all(PG_FUNCTION_ARGS)
+{
+	return add_or_remove_all(fcinfo, false);
 }
 
 /*
@@ -416,6 +489,7 @@ countingbloom_union(PG_FUNCTION_ARGS)
 				b,
 				r;
 
+	BLOOM_UNION_NULL_OPERANDS(fcinfo);
 	cbloom_getarg(fcinfo, 0, &a);
 	cbloom_getarg(fcinfo, 1, &b);
 	PG_RETURN_POINTER(cbloom_union_new(CurrentMemoryContext, &a, &b, &r));
@@ -566,6 +640,7 @@ countingbloom_agg_final(PG_FUNCTION_ARGS)
 	/* copied: the state may go on changing (window aggregates) */
 	out = palloc(VARSIZE(st->filter));
 	memcpy(out, st->filter, VARSIZE(st->filter));
+	cbloom_warn_overfull(&st->view);
 	PG_RETURN_POINTER(out);
 }
 

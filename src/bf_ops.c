@@ -5,6 +5,7 @@
  */
 #include "bloomfilter.h"
 #include "bf_detoast_cache.h"
+#include "bf_edges.h"
 
 #include <math.h>
 
@@ -171,6 +172,7 @@ bloomfilter_add(PG_FUNCTION_ARGS)
 	bloom_adopt_family(&v, kt);
 	bf_insert_hash(&v, bloom_hash_fast(kt, PG_GETARG_DATUM(1), v.seed));
 	bf_store_header((uint8 *) VARDATA(f), &v);
+	bloom_warn_overfull(&v);
 	PG_RETURN_POINTER(f);
 }
 
@@ -227,6 +229,7 @@ bloomfilter_add_all(PG_FUNCTION_ARGS)
 	bf_insert_batch(&v, h, m);
 	array_free_iterator(it);
 	bf_store_header((uint8 *) VARDATA(f), &v);
+	bloom_warn_overfull(&v);
 	PG_RETURN_POINTER(f);
 }
 
@@ -475,7 +478,11 @@ bloom_warn_union_rate(const bf_view *r, uint64 larger_bits, double input_fpr)
 				 errhint("Filters that will be combined keep their rate when built at one size for all their keys, with bloom_agg(x, capacity, fpr), or as scalablebloom filters, with sbloom_agg(x).")));
 }
 
-/* bloom_union(f, g), f | g: every key of either. */
+/*
+ * bloom_union(f, g), f | g: every key of either.  A NULL operand is the
+ * empty set (as array_cat treats NULL), so that f | (an aggregate over no
+ * rows) keeps f: not STRICT.
+ */
 Datum
 bloomfilter_union(PG_FUNCTION_ARGS)
 {
@@ -485,6 +492,7 @@ bloomfilter_union(PG_FUNCTION_ARGS)
 				bf;
 	struct varlena *res;
 
+	BLOOM_UNION_NULL_OPERANDS(fcinfo);
 	bloomfilter_getarg(fcinfo, 0, &a);
 	bloomfilter_getarg(fcinfo, 1, &b);
 	res = common_geometry("union", &a, &b, &r, &bf);

@@ -17,6 +17,7 @@
 #include "utils/memutils.h"
 
 #include "bf_sbloom.h"
+#include "bf_edges.h"
 
 PG_FUNCTION_INFO_V1(scalablebloom_union);
 PG_FUNCTION_INFO_V1(scalablebloom_union_agg_trans);
@@ -188,6 +189,7 @@ scalablebloom_union(PG_FUNCTION_ARGS)
 	SbloomUnion u = {0};
 	struct varlena *d;
 
+	BLOOM_UNION_NULL_OPERANDS(fcinfo);
 	sbloom_getarg(fcinfo, 0, &a);
 	sbloom_getarg(fcinfo, 1, &b);
 	union_add(&u, &a, CurrentMemoryContext);

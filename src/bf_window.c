@@ -15,6 +15,7 @@
  */
 #include "bloomfilter.h"
 #include "bf_detoast_cache.h"
+#include "bf_edges.h"
 
 #include <math.h>
 
@@ -23,6 +24,7 @@
 
 #include "access/detoast.h"
 #include "access/htup_details.h"
+#include "access/xact.h"
 #include "common/int.h"
 #include "funcapi.h"
 #include "libpq/pqformat.h"
@@ -33,6 +35,8 @@
 PG_FUNCTION_INFO_V1(bloomwindow_empty);
 PG_FUNCTION_INFO_V1(bloomwindow_add);
 PG_FUNCTION_INFO_V1(bloomwindow_contains);
+PG_FUNCTION_INFO_V1(bloomwindow_contains_now);
+PG_FUNCTION_INFO_V1(bloomwindow_contained_in_now);
 PG_FUNCTION_INFO_V1(bloomwindow_filter);
 PG_FUNCTION_INFO_V1(bloomwindow_info);
 PG_FUNCTION_INFO_V1(bloomwindow_params);
@@ -287,7 +291,9 @@ bloomwindow_add(PG_FUNCTION_ARGS)
 	b = bucket_arg(&w, PG_GETARG_TIMESTAMPTZ(2));
 	window_adopt_family(&w, kt);
 	newest = bfw_newest(&w);
-	(void) bfw_add_hash(&w, b, &newest, bloom_hash_fast(kt, PG_GETARG_DATUM(1), w.seed));
+	b = bloom_window_bucket_for_add(&w, b, newest, PG_GETARG_TIMESTAMPTZ(2));
+	if (bfw_add_hash(&w, b, &newest, bloom_hash_fast(kt, PG_GETARG_DATUM(1), w.seed)))
+		bloom_window_warn_overfull_bucket(&w, b);
 	PG_RETURN_POINTER(d);
 }
 
@@ -311,8 +317,8 @@ typedef struct BloomWindowProbeCache
  * of the window ending at at, that is one of the G buckets up to and
  * including the bucket of at?
  */
-Datum
-bloomwindow_contains(PG_FUNCTION_ARGS)
+static bool
+window_probe(FunctionCallInfo fcinfo, int windowarg, int keyarg, TimestampTz at)
 {
 	BloomWindowProbeCache *c = (BloomWindowProbeCache *) fcinfo->flinfo->fn_extra;
 	struct varlena *d;
@@ -323,7 +329,7 @@ bloomwindow_contains(PG_FUNCTION_ARGS)
 	if (c == NULL)
 	{
 		c = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BloomWindowProbeCache));
-		bloom_key_type_for_arg(&c->key, fcinfo, 1);
+		bloom_key_type_for_arg(&c->key, fcinfo, keyarg);
 		/*
 		 * not packed: keeps the 8-byte alignment; a kept copy starts 64-byte
 		 * aligned, and so does every slot's bit array
@@ -331,13 +337,36 @@ bloomwindow_contains(PG_FUNCTION_ARGS)
 		bf_detoast_cache_init(&c->dc, fcinfo->flinfo->fn_mcxt, VARHDRSZ, 0, false);
 		fcinfo->flinfo->fn_extra = c;
 	}
-	d = bf_detoast_cache_fetch(&c->dc, PG_GETARG_DATUM(0));
+	d = bf_detoast_cache_fetch(&c->dc, PG_GETARG_DATUM(windowarg));
 	window_view(d, &w);
 	window_family_view(&w, &fv);
 	if (!bloom_check_family(&fv, &c->key))
-		PG_RETURN_BOOL(false);	/* no key was ever added */
-	b = bucket_arg(&w, PG_GETARG_TIMESTAMPTZ(2));
-	PG_RETURN_BOOL(bfw_probe_hash(&w, b, bloom_hash_fast(&c->key, PG_GETARG_DATUM(1), w.seed)));
+		return false;			/* no key was ever added */
+	b = bucket_arg(&w, at);
+	return bfw_probe_hash(&w, b, bloom_hash_fast(&c->key, PG_GETARG_DATUM(keyarg), w.seed));
+}
+
+Datum
+bloomwindow_contains(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(window_probe(fcinfo, 0, 1, PG_GETARG_TIMESTAMPTZ(2)));
+}
+
+/*
+ * w @> key, bloom_window_contains(w, key): at now(), the start of the
+ * transaction (hence STABLE, as now() is).
+ */
+Datum
+bloomwindow_contains_now(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(window_probe(fcinfo, 0, 1, GetCurrentTransactionStartTimestamp()));
+}
+
+/* key <@ w, bloom_window_contained_in(key, w): the same at now(). */
+Datum
+bloomwindow_contained_in_now(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(window_probe(fcinfo, 1, 0, GetCurrentTransactionStartTimestamp()));
 }
 
 /*
@@ -538,6 +567,7 @@ bloomwindow_agg_trans(PG_FUNCTION_ARGS)
 		BloomKeyType *kt = bloom_key_type_cached(fcinfo, 1, false);
 		int64		b = bucket_arg(&st->w, PG_GETARG_TIMESTAMPTZ(2));
 
+		b = bloom_window_bucket_for_add(&st->w, b, st->newest, PG_GETARG_TIMESTAMPTZ(2));
 		if (unlikely(st->w.family == BF_FAMILY_NONE))
 			window_adopt_family(&st->w, kt);
 		(void) bfw_add_hash(&st->w, b, &st->newest,
@@ -558,6 +588,7 @@ bloomwindow_agg_final(PG_FUNCTION_ARGS)
 	/* copied: the state may go on changing (window aggregates) */
 	out = window_alloc(CurrentMemoryContext, VARSIZE(st->win) - VARHDRSZ);
 	memcpy(out, st->win, VARSIZE(st->win));
+	bloom_window_warn_overfull(&st->w);
 	PG_RETURN_POINTER(out);
 }
 
