@@ -56,4 +56,12 @@ extern uint64_t bf_auto_nblocks(double n, double p, int k, uint64_t max_nblocks)
  */
 extern double bf_blocked_margin(double p);
 
+/*
+ * bf_size_for and bf_auto_hashes keep their last answers per process (the
+ * exact model is slow and queries size the same filter again and again).
+ * A cached answer is the computed one; this turns the cache off (and
+ * empties it) so that the unit tests can compare the two.  On by default.
+ */
+extern void bf_sizing_cache_enable(bool on);
+
 #endif							/* BF_SIZING_H */
