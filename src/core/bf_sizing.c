@@ -279,6 +279,17 @@ blocked_best_hashes_compute(double p, double *c_out)
 	return best_k;
 }
 
+bool
+bf_auto_reachable(double p)
+{
+	double		c;
+
+	if (!(p > 0.0 && p < 1.0))
+		return false;
+	(void) blocked_best_hashes(p / blocked_margin(p), &c);
+	return isfinite(c);
+}
+
 int
 bf_auto_hashes(double p)
 {

@@ -41,6 +41,13 @@ extern bool bf_size_for(int layout, double n, double p, uint64_t *nbits,
  * combine.
  */
 
+/*
+ * Whether some blocked filter reaches rate p (in (0, 1); below about 1e-24
+ * none does, whatever its size): the rates a self-sizing filter accepts,
+ * the same as bf_size_for's for a single key.
+ */
+extern bool bf_auto_reachable(double p);
+
 /* The k a blocked filter uses for rate p, whatever its size. */
 extern int	bf_auto_hashes(double p);
 
