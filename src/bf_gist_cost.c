@@ -33,6 +33,8 @@
 
 #include "access/gist_private.h"
 #include "access/itup.h"
+#include "access/relation.h"
+#include "catalog/pg_class.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "port/pg_bitutils.h"
@@ -184,9 +186,12 @@ gbloom_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 	if (nprobes == 0)
 		return;
 
-	rel = index_open(index->indexoid, AccessShareLock);
-	known = sample_tree(rel, &page_share, &row_share);
-	index_close(rel, AccessShareLock);
+	/* a hypothetical index (hypopg) has no relation: GiST's own estimate */
+	rel = try_relation_open(index->indexoid, AccessShareLock);
+	if (rel == NULL)
+		return;
+	known = rel->rd_rel->relkind == RELKIND_INDEX && sample_tree(rel, &page_share, &row_share);
+	relation_close(rel, AccessShareLock);
 	if (!known)
 		return;
 
