@@ -237,6 +237,48 @@ SELECT * FROM compare_plans('SELECT p.k, d.id FROM eprobes p, LATERAL (SELECT id
 	'Index Scan (using|on) \w*_bs');
 
 -- ---------------------------------------------------------------------
+-- A large, sparse superset query: q of 2^27 bits (16 MB) with two keys,
+-- against small filters of both layouts, in blocks and pending.  The scan
+-- keeps a position per set bit of q, not per bit (2^27 positions would
+-- take 1 GB: "invalid memory alloc request size").  Few rows: the
+-- sequential scan folds q for each one.
+-- ---------------------------------------------------------------------
+CREATE TABLE esq (id int, f bloomfilter) WITH (autovacuum_enabled = off);
+CREATE TABLE esq_b (id int, f bloomfilter) WITH (autovacuum_enabled = off);
+INSERT INTO esq SELECT i, bloom_add_all(bloom_empty_bits(1024, 3, 'classic'),
+	ARRAY[i, 100000 + i % 7]) FROM generate_series(1, 16) i;
+INSERT INTO esq_b SELECT i, bloom_add_all(bloom_empty_bits(1024, 3, 'blocked'),
+	ARRAY[i, 100000 + i % 7]) FROM generate_series(1, 16) i;
+CREATE INDEX esq_bs ON esq USING bloomslice (f);
+CREATE INDEX esq_b_bs ON esq_b USING bloomslice (f);
+INSERT INTO esq SELECT i, bloom_add_all(bloom_empty_bits(1024, 3, 'classic'),
+	ARRAY[i, 100000 + i % 7]) FROM generate_series(17, 24) i;
+INSERT INTO esq_b SELECT i, bloom_add_all(bloom_empty_bits(1024, 3, 'blocked'),
+	ARRAY[i, 100000 + i % 7]) FROM generate_series(17, 24) i;
+SELECT * FROM bs_meta('esq_bs');
+SELECT * FROM bs_meta('esq_b_bs');
+-- a key of a row in a block (10, 17) or pending (24), with a key it shares
+CREATE TABLE bigq AS
+SELECT n, t, bloom_add_all(bloom_empty_bits(134217728, 3, CASE t WHEN 'esq' THEN 'classic' ELSE 'blocked' END),
+						   ARRAY[100003, k]) AS q
+FROM (VALUES (1, 'esq', 10), (2, 'esq_b', 17), (3, 'esq', 24), (4, 'esq_b', 24)) v(n, t, k);
+SELECT n, t, i.layout, i.bits, i.bits_set FROM bigq, bloom_info(q) i ORDER BY n;
+SELECT n, c.* FROM bigq,
+	LATERAL compare_plans(format('SELECT id FROM %I WHERE f @>> (SELECT q FROM bigq WHERE n = %s)', t, n),
+						  'Index Scan (using|on) \w*_bs') c
+ORDER BY n;
+-- the rows themselves, through the index
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM esq WHERE f @>> (SELECT q FROM bigq WHERE n = 1);
+SELECT id FROM esq WHERE f @>> (SELECT q FROM bigq WHERE n = 1);
+SELECT id FROM esq_b WHERE f @>> (SELECT q FROM bigq WHERE n = 2);
+SELECT id FROM esq WHERE f @>> (SELECT q FROM bigq WHERE n = 3);
+SELECT id FROM esq_b WHERE f @>> (SELECT q FROM bigq WHERE n = 4);
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+
+-- ---------------------------------------------------------------------
 -- Text keys (another family and type tag) under random DML, with the
 -- pending area empty, half full and flushed
 -- ---------------------------------------------------------------------

@@ -278,11 +278,14 @@ bloomfilter_auto_agg_trans_fpr(PG_FUNCTION_ARGS)
 	fpr = PG_GETARG_FLOAT8(2);
 	if (unlikely(c == NULL))
 	{
-		/* the range bloomfilter.default_fpr had: k stays within bounds */
-		if (!(fpr >= 1e-9 && fpr <= 0.5))
+		/* the rates bloom_empty takes (a number of keys is the likely slip) */
+		if (!(fpr > 0.0 && fpr < 1.0))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("bloom_agg false-positive rate must be between 1e-09 and 0.5, not %g", fpr)));
+					 errmsg("bloomfilter false-positive rate must be between 0 and 1 (exclusive), not %g", fpr),
+					 fpr > 1.0 ?
+					 errhint("bloom_agg(x, fpr) takes a rate; to size the filter for a number of keys, give it and a rate: bloom_agg(x, capacity, fpr), for example bloom_agg(x, %.0f, 0.01).", fpr) : 0));
+		bloom_check_blocked_rate(fpr);
 		c = agg_cache_init(fcinfo, true, fpr);
 	}
 	else if (unlikely(fpr != c->fpr))

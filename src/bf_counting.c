@@ -455,7 +455,9 @@ cbloom_report_incompatible(bf_compat c, const bfc_view *a, const bfc_view *b)
 					   bf_layout_name(a->layout), a->ncounters, a->width, a->hashes, (int64) a->seed,
 					   bloom_family_display(a->family, a->type_tag),
 					   bf_layout_name(b->layout), b->ncounters, b->width, b->hashes, (int64) b->seed,
-					   bloom_family_display(b->family, b->type_tag))));
+					   bloom_family_display(b->family, b->type_tag)),
+			 c == BF_COMPAT_SIZE ?
+			 errhint("Countingblooms combine when their sizes are equal or one is the other's times a power of two. Size every countingbloom that will be combined for one capacity and rate.") : 0));
 }
 
 /*

@@ -19,9 +19,11 @@
 #include "access/nbtree.h"
 #include "catalog/pg_am_d.h"
 #include "catalog/pg_collation.h"
+#include "catalog/dependency.h"
 #include "catalog/pg_database.h"
-#include "catalog/pg_type_d.h"
+#include "catalog/pg_type.h"
 #include "commands/defrem.h"
+#include "commands/extension.h"
 #include "funcapi.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
@@ -305,6 +307,8 @@ bloom_hash_value(const BloomKeyType *kt, Datum value, uint64 seed)
 char *
 bloom_family_display(uint16 family, uint32 type_tag)
 {
+	Oid			typid;
+
 	/* a built-in type of a newer server may be unknown here */
 	if ((family == BF_FAMILY_OTHER || family == BF_FAMILY_HASHED) &&
 		type_tag < FirstNormalObjectId)
@@ -313,24 +317,72 @@ bloom_family_display(uint16 family, uint32 type_tag)
 			return psprintf("%s (%s)", bf_family_name(family), format_type_be(type_tag));
 		return psprintf("%s (type oid %u)", bf_family_name(family), type_tag);
 	}
+	/* an enum or an extension's type: by name when it is of this database */
+	typid = bloom_type_of_tag(family, type_tag);
+	if (OidIsValid(typid))
+		return psprintf("%s (%s)", bf_family_name(family), format_type_be(typid));
 	if (bf_family_tagged(family))
 		return psprintf("%s (type tag %08x)", bf_family_name(family), type_tag);
 	return pstrdup(bf_family_name(family));
 }
 
-/* How the keys of kt are named: their signature says more than a tag. */
+/*
+ * How the keys of kt are named: enums and other types by their type's
+ * name, as bloom_family_display names a filter's; composite keys by their
+ * signature, which says more than a tag.
+ */
 static char *
 key_family_display(const BloomKeyType *kt)
 {
-	if (kt->enc != NULL && kt->family != BF_FAMILY_OTHER &&
-		kt->family != BF_FAMILY_HASHED && bf_family_tagged(kt->family))
+	if (kt->enc != NULL &&
+		(kt->family == BF_FAMILY_ENUM || kt->family == BF_FAMILY_OTHER ||
+		 kt->family == BF_FAMILY_HASHED))
+		return psprintf("%s (%s)", bf_family_name(kt->family),
+						format_type_be(kt->enc->typid));
+	if (kt->enc != NULL && bf_family_tagged(kt->family))
 		return psprintf("%s %s (type tag %08x)", bf_family_name(kt->family),
 						kt->enc->signature, kt->type_tag);
 	return bloom_family_display(kt->family, kt->type_tag);
 }
 
+/* Whether typid is this extension's type named name. */
+static bool
+is_extension_type(Oid typid, const char *name)
+{
+	Oid			ext = get_extension_oid("bloomfilter", true);
+	HeapTuple	tup;
+	bool		is;
+
+	if (!OidIsValid(ext) || getExtensionOfObject(TypeRelationId, typid) != ext)
+		return false;
+	tup = SearchSysCache1(TYPEOID, ObjectIdGetDatum(typid));
+	if (!HeapTupleIsValid(tup))
+		return false;
+	is = strcmp(NameStr(((Form_pg_type) GETSTRUCT(tup))->typname), name) == 0;
+	ReleaseSysCache(tup);
+	return is;
+}
+
+/*
+ * The hint of a family mismatch: the form the user likely meant where the
+ * key is a filter or an array of the filter's keys, else a cast.
+ */
+static const char *
+family_hint(const bf_view *v, const BloomKeyType *kt, bool adding)
+{
+	if (is_extension_type(kt->typid, "bloomfilter"))
+		return adding ?
+			"A bloomfilter is not a key: to add every key of one filter to another, unite them with f | q." :
+			"A bloomfilter is not a key: to test whether a filter holds every key of another, use f @>> q; to unite two filters, use f | q.";
+	if (v->family != BF_FAMILY_COMPOSITE && type_is_array(kt->typid))
+		return adding ?
+			"An array is one key here: to add each of its elements, use bloom_add_all(f, keys)." :
+			"An array is one key here: to probe each of its elements, use bloom_contains_all(f, keys), or bloom_filter_array(f, keys) for the elements that may be in f.";
+	return "Cast the key to a type of the filter's family.";
+}
+
 static void
-family_mismatch(const bf_view *v, const BloomKeyType *kt)
+family_mismatch(const bf_view *v, const BloomKeyType *kt, bool adding)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_DATATYPE_MISMATCH),
@@ -340,7 +392,7 @@ family_mismatch(const bf_view *v, const BloomKeyType *kt)
 			 errdetail("Values of type %s hash as family \"%s\"; a filter answers only for keys of the family it was built from.",
 					   format_type_be(kt->typid),
 					   key_family_display(kt)),
-			 errhint("Cast the key to a type of the filter's family.")));
+			 errhint("%s", family_hint(v, kt, adding))));
 }
 
 bool
@@ -349,7 +401,7 @@ bloom_check_family(const bf_view *v, const BloomKeyType *kt)
 	if (v->family == BF_FAMILY_NONE)
 		return false;
 	if (v->family != kt->family || v->type_tag != kt->type_tag)
-		family_mismatch(v, kt);
+		family_mismatch(v, kt, false);
 	return true;
 }
 
@@ -362,5 +414,5 @@ bloom_adopt_family(bf_view *v, const BloomKeyType *kt)
 		v->type_tag = kt->type_tag;
 	}
 	else if (v->family != kt->family || v->type_tag != kt->type_tag)
-		family_mismatch(v, kt);
+		family_mismatch(v, kt, true);
 }

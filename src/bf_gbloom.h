@@ -14,6 +14,7 @@
 #define BF_GBLOOM_H
 
 #include "bf_index.h"
+#include "nodes/pathnodes.h"
 
 /*
  * The signature length option.  A multiple of 64 bytes so that a blocked
@@ -34,6 +35,11 @@ typedef struct GBloomOptions
 #define GET_SIGLEN() (PG_HAS_OPCLASS_OPTIONS() ? \
 					  ((GBloomOptions *) PG_GET_OPCLASS_OPTIONS())->siglen : \
 					  GBLOOM_SIGLEN_DEFAULT)
+
+/* Strategies (the operator class in the install script) */
+#define GBLOOM_STRAT_KEY		1	/* @>(bloomfilter, gbloom_key) */
+/* strategy 2, @>(bloomfilter, text), is no more: text keys are boxed too */
+#define GBLOOM_STRAT_SUPERSET	3	/* @>>(bloomfilter, bloomfilter) */
 
 /* ---- index keys ---- */
 
@@ -185,5 +191,18 @@ extern bool gbloom_same_hashing(const GBloomSummary *a,
 								const GBloomSummary *b);
 extern bool gbloom_other_mismatch(const GBloomSummary *a,
 								  const GBloomSummary *b);
+
+/* ---- bf_gist_cost.c ---- */
+
+/*
+ * The amcostestimate of a GiST index of the operator class for probes
+ * (bloomfilter_support sets it): GiST's own, corrected from a sample of
+ * the tree for the share of it a probe reads.
+ */
+extern void gbloom_costestimate(PlannerInfo *root, IndexPath *path,
+								double loop_count, Cost *indexStartupCost,
+								Cost *indexTotalCost,
+								Selectivity *indexSelectivity,
+								double *indexCorrelation, double *indexPages);
 
 #endif							/* BF_GBLOOM_H */

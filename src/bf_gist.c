@@ -39,11 +39,6 @@
 PG_FUNCTION_INFO_V1(gbloom_contains);
 PG_FUNCTION_INFO_V1(gbloom_consistent);
 
-/* Strategies (the operator class in the install script) */
-#define GBLOOM_STRAT_KEY		1	/* @>(bloomfilter, gbloom_key) */
-/* strategy 2, @>(bloomfilter, text), is no more: text keys are boxed too */
-#define GBLOOM_STRAT_SUPERSET	3	/* @>>(bloomfilter, bloomfilter) */
-
 static inline bool
 get_bit(const uint8 *sig, uint64 bit)
 {

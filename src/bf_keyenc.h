@@ -99,6 +99,13 @@ extern BloomEnc **bloom_enc_row(TupleDesc td, Node *hint, const BloomEnc *known,
 extern void bloom_enc_family(const BloomEnc *e, uint16 *family, uint32 *tag);
 
 /*
+ * The type of this database whose keys have that tagged family (enum,
+ * other, hashed) and tag, or InvalidOid (a built-in type's tag is its OID;
+ * not looked up here).  Cached until pg_type changes.
+ */
+extern Oid	bloom_type_of_tag(uint16 family, uint32 tag);
+
+/*
  * The i-th part of a hint: of an expression that builds a row or an array,
  * or of a constant row or array (its first non-null element).
  */

@@ -15,11 +15,13 @@
 
 #include "access/hash.h"
 #include "access/htup_details.h"
+#include "access/genam.h"
 #include "access/nbtree.h"
+#include "access/table.h"
 #include "catalog/pg_am_d.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_database.h"
-#include "catalog/pg_type_d.h"
+#include "catalog/pg_type.h"
 #include "commands/defrem.h"
 #include "funcapi.h"
 #include "mb/pg_wchar.h"
@@ -31,6 +33,7 @@
 #include "utils/builtins.h"
 #include "utils/date.h"
 #include "utils/lsyscache.h"
+#include "utils/inval.h"
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
@@ -612,3 +615,107 @@ bloom_enc_family(const BloomEnc *e, uint16 *family, uint32 *tag)
 	}
 }
 
+
+/*
+ * Which type of this database a tagged family's tag came from, for
+ * messages and bloom_info: an enum's tag, and a non-built-in other or
+ * hashed type's, are hashes of the type's signature (its qualified name,
+ * with the database's encoding and locale for other and hashed types), so
+ * the types of pg_type that could have written them are hashed in turn.
+ * The answers (none included) are kept per backend until pg_type changes.
+ */
+#define TAG_CACHE_SLOTS 16
+
+typedef struct TagCacheEntry
+{
+	bool		valid;
+	uint16		family;
+	uint32		tag;
+	Oid			typid;			/* InvalidOid: no type of this database */
+} TagCacheEntry;
+
+static TagCacheEntry tag_cache[TAG_CACHE_SLOTS];
+static bool tag_cache_callback = false;
+
+static void
+tag_cache_reset(Datum arg, int cacheid, uint32 hashvalue)
+{
+	(void) arg;
+	(void) cacheid;
+	(void) hashvalue;
+	memset(tag_cache, 0, sizeof(tag_cache));
+}
+
+/* The tag type typid would have in family, or 0 if it cannot be of it. */
+static uint32
+tag_of_type(Oid typid, char typtype, uint16 family)
+{
+	StringInfoData sig;
+	uint32		tag;
+
+	if (typid < FirstNormalObjectId)
+		return 0;				/* built-in types: tagged by OID, or not tagged */
+	initStringInfo(&sig);
+	if (family == BF_FAMILY_ENUM && typtype == TYPTYPE_ENUM)
+		appendStringInfo(&sig, "enum(%s)", type_name_for_tag(typid));
+	else if ((family == BF_FAMILY_OTHER || family == BF_FAMILY_HASHED) &&
+			 typtype == TYPTYPE_BASE)
+	{
+		appendStringInfo(&sig, "%s(%s", family == BF_FAMILY_OTHER ? "other" : "hashed",
+						 type_name_for_tag(typid));
+		append_database_context(&sig);
+		appendStringInfoChar(&sig, ')');
+	}
+	else
+	{
+		pfree(sig.data);
+		return 0;
+	}
+	tag = signature_tag(sig.data);
+	pfree(sig.data);
+	return tag;
+}
+
+Oid
+bloom_type_of_tag(uint16 family, uint32 tag)
+{
+	TagCacheEntry *e = NULL;
+	Relation	rel;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	Oid			found = InvalidOid;
+
+	if (family != BF_FAMILY_ENUM && family != BF_FAMILY_OTHER &&
+		family != BF_FAMILY_HASHED)
+		return InvalidOid;
+	for (int i = 0; i < TAG_CACHE_SLOTS; i++)
+	{
+		if (tag_cache[i].valid && tag_cache[i].family == family && tag_cache[i].tag == tag)
+			return tag_cache[i].typid;
+		if (e == NULL && !tag_cache[i].valid)
+			e = &tag_cache[i];
+	}
+	if (!tag_cache_callback)
+	{
+		CacheRegisterSyscacheCallback(TYPEOID, tag_cache_reset, (Datum) 0);
+		tag_cache_callback = true;
+	}
+	rel = table_open(TypeRelationId, AccessShareLock);
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, 0, NULL);
+	while (!OidIsValid(found) && HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Form_pg_type t = (Form_pg_type) GETSTRUCT(tup);
+
+		if (tag_of_type(t->oid, t->typtype, family) == tag)
+			found = t->oid;
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	if (e == NULL)
+		e = &tag_cache[tag % TAG_CACHE_SLOTS];
+	e->family = family;
+	e->tag = tag;
+	e->typid = found;
+	e->valid = true;
+	return found;
+}

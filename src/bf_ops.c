@@ -61,6 +61,21 @@ bloom_check_fpr(double fpr)
 }
 
 /*
+ * A rate in (0, 1) that no blocked filter reaches, whatever its size (below
+ * about 1e-24: 32 hashes in one 512-bit block): the same ERROR for every
+ * constructor that sizes a blocked filter, self-sizing or not.
+ */
+void
+bloom_check_blocked_rate(double fpr)
+{
+	if (!bf_auto_reachable(fpr))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("no blocked bloomfilter reaches a false-positive rate of %g", fpr),
+				 errhint("Ask for a higher rate, or use the classic layout.")));
+}
+
+/*
  * The geometry of the smallest filter of the layout that holds capacity
  * keys at rate fpr, with the arguments checked: ERROR if none fits.
  */
@@ -69,6 +84,8 @@ bloom_size_for(int layout, int64 capacity, double fpr, uint64 *nbits, int *hashe
 {
 	bloom_check_capacity(capacity);
 	bloom_check_fpr(fpr);
+	if (layout == BF_LAYOUT_BLOCKED)
+		bloom_check_blocked_rate(fpr);
 	if (!bf_size_for(layout, (double) capacity, fpr, nbits, hashes))
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -416,7 +433,9 @@ bloom_report_incompatible(bf_compat c, const char *what, const bf_view *a,
 					   bf_layout_name(b->layout), b->nbits, b->hashes, (int64) b->seed,
 					   bloom_family_display(b->family, b->type_tag)),
 			 c == BF_COMPAT_HASHES ?
-			 errhint("Filters built for different false-positive rates use different numbers of hashes. Build every filter that will be combined for one rate: bloom_agg(x) always sizes for 1%%, bloom_agg(x, fpr) for the rate given, bloom_agg(x, capacity, fpr) at one explicit size. No setting changes these rates (bloomfilter.default_fpr is only the rate of automatic Bloom-join filters).") : 0));
+			 errhint("Filters built for different false-positive rates use different numbers of hashes. Build every filter that will be combined for one rate: bloom_agg(x) always sizes for 1%%, bloom_agg(x, fpr) for the rate given, bloom_agg(x, capacity, fpr) at one explicit size. No setting changes these rates (bloomfilter.default_fpr is only the rate of automatic Bloom-join filters).") :
+			 c == BF_COMPAT_SIZE ?
+			 errhint("Filters combine when their sizes are equal or one is the other's times a power of two. Size every filter that will be combined alike: for one capacity and rate (bloom_empty(capacity, fpr), bloom_agg(x, capacity, fpr)), or self-sized (bloom_agg(x), bloom_agg(x, fpr)), which always gives a power-of-two number of blocks.") : 0));
 }
 
 /*

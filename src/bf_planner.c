@@ -27,11 +27,13 @@
  * col) become `col @>> q`.  Both index kinds take the same conditions.
  */
 #include "bloomfilter.h"
+#include "bf_gbloom.h"
 
 #include <math.h>
 
 #include "access/htup_details.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_am_d.h"
 #include "catalog/pg_statistic.h"
 #include "catalog/pg_type_d.h"
 #include "nodes/makefuncs.h"
@@ -291,6 +293,16 @@ index_condition(SupportRequestIndexCondition *req)
 		/* the clause's collation reaches the scan key, and so the key's hash */
 		cond = make_opclause(opno, BOOLOID, false, (Expr *) col, box,
 							 InvalidOid, inputcollid);
+
+		/*
+		 * A GiST index of the operator class: a probe's cost is not what
+		 * GiST's generic estimate says (bf_gist_cost.c).  The planner costs
+		 * the index's paths after asking for its conditions, so this is in
+		 * time for every probe; superset conditions are matched without
+		 * this function and keep GiST's estimate.
+		 */
+		if (req->index->relam == GIST_AM_OID)
+			req->index->amcostestimate = gbloom_costestimate;
 	}
 
 	/* the condition is the call itself: exact, no need to keep the call */

@@ -43,8 +43,10 @@ typedef struct KeyState
 	BloomSeedHashes sh;
 	/* a superset test: q, and its positions for the last geometry asked */
 	bf_view		q;
-	uint64	   *pos;
+	uint64	   *pos;			/* room for maxpos: q's set bits */
+	int64		maxpos;
 	int64		npos;
+	bool		too_dense;		/* too many set bits: rechecked instead */
 	int			shift;
 	bool		pos_valid;
 	uint8		pos_layout;
@@ -91,6 +93,15 @@ read_slice(SliceReader *r, uint64 s, bs_mask *out)
 		   (s % BS_SLICES_PER_PAGE) * BS_SLICE_BYTES, BS_SLICE_BYTES);
 	LockBuffer(r->buf, BUFFER_LOCK_UNLOCK);
 }
+
+/*
+ * The most positions a superset query's q may give (a set bit each): 2^24
+ * positions take 128 MB (twice: the key's and the block's), and
+ * bs_sort_unique counts in an int.  A q with more set bits (millions of
+ * keys) is answered by the table: each filter of a geometry it fits is a
+ * candidate, rechecked.
+ */
+#define BS_MAX_SUPERSET_POSITIONS (INT64CONST(1) << 24)
 
 /* slice pages pinned (and their lines prefetched) before any is read */
 #define BS_BATCH_PAGES 4
@@ -176,7 +187,7 @@ superset_positions(KeyState *ks, const BsGeom *g)
 	if (!ks->pos_valid || ks->pos_layout != g->layout || ks->pos_nbits != g->nbits)
 	{
 		ks->npos = bs_superset_positions(g->layout, g->nbits, ks->q.bits, ks->q.nbits,
-										 ks->pos, (int64) ks->q.nbits, &ks->shift);
+										 ks->pos, ks->maxpos, &ks->shift);
 		ks->pos_valid = true;
 		ks->pos_layout = g->layout;
 		ks->pos_nbits = g->nbits;
@@ -221,7 +232,7 @@ key_answer(KeyState *ks, const BsGeom *g)
 			return KA_RECHECK;	/* the table raises the family error */
 		return KA_SLICES;
 	}
-	if (!geom_compatible(g, &ks->q) || !superset_positions(ks, g))
+	if (ks->too_dense || !geom_compatible(g, &ks->q) || !superset_positions(ks, g))
 		return KA_RECHECK;
 	return KA_SLICES;
 }
@@ -619,7 +630,20 @@ scan_all(IndexScanDesc scan, BsSink *sink)
 			struct varlena *q = (struct varlena *) PG_DETOAST_DATUM_COPY(sk->sk_argument);
 
 			bloomfilter_view(q, &ks->q);
-			ks->pos = palloc(Max(ks->q.nbits, 1) * sizeof(uint64));
+
+			/*
+			 * A position per set bit of q (folding only merges them), so
+			 * the memory follows q's keys, not its size.  Past
+			 * BS_MAX_SUPERSET_POSITIONS the table answers (every filter
+			 * of a compatible geometry is a candidate, rechecked).
+			 */
+			ks->maxpos = (int64) bf_popcount(&ks->q);
+			if (ks->maxpos > BS_MAX_SUPERSET_POSITIONS)
+			{
+				ks->too_dense = true;
+				ks->maxpos = 0;
+			}
+			ks->pos = palloc(Max(ks->maxpos, 1) * sizeof(uint64));
 		}
 		else
 			elog(ERROR, "unrecognized bloomslice strategy number %d", ks->strategy);
@@ -652,8 +676,8 @@ scan_all(IndexScanDesc scan, BsSink *sink)
 		Buffer		curbuf = InvalidBuffer;
 
 		for (int i = 0; i < nkeys; i++)
-			maxpos += keys[i].strategy == BS_STRAT_KEY ? BF_MAX_HASHES : (int64) keys[i].q.nbits;
-		pos = palloc(Max(maxpos, 1) * sizeof(uint64));
+			maxpos += keys[i].strategy == BS_STRAT_KEY ? BF_MAX_HASHES : keys[i].maxpos;
+		pos = MemoryContextAllocHuge(CurrentMemoryContext, Max(maxpos, 1) * sizeof(uint64));
 		if (maxpos <= BS_PREFETCH_POSITIONS)
 			ahead = palloc(BS_PREFETCH_POSITIONS * sizeof(uint64));
 		if (head != InvalidBlockNumber)

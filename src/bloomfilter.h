@@ -165,6 +165,9 @@ extern PGDLLEXPORT Datum bloomfilter_contains_filter(PG_FUNCTION_ARGS);
 extern void bloom_check_capacity(int64 capacity);
 extern void bloom_check_fpr(double fpr);
 
+/* ERROR if no blocked filter reaches rate fpr (in (0, 1)), whatever its size. */
+extern void bloom_check_blocked_rate(double fpr);
+
 /* BF_LAYOUT_* of a layout name; ERROR naming the layouts if unknown. */
 extern int	bloom_layout_arg(text *t);
 

@@ -4,6 +4,7 @@
  *		filter of each layout that really meets a target rate.
  */
 #include <math.h>
+#include <string.h>
 
 #include "bf_core.h"
 
@@ -172,9 +173,91 @@ size_classic(double n, double p, uint64_t *nbits, int *hashes)
 	}
 }
 
-/* The k that needs the fewest bits per key for rate p; sets *c to them. */
+/*
+ * The sizing cache.  The exact model costs about half a millisecond per
+ * blocked sizing (a binary search over the Poisson sum for every k), and a
+ * query sizes a filter per group (bloom_agg(x, capacity, fpr)) or per row
+ * (bloom_empty(capacity)); the arguments repeat.  Each process (each
+ * backend) keeps the last answers of the two pure functions that cost,
+ * keyed by their exact arguments, so a hit returns the very numbers the
+ * computation would: nothing about a filter's bytes depends on the cache.
+ * Direct-mapped, a few kilobytes; not shared between threads (the core is
+ * used one thread per process).
+ */
+#define SIZING_CACHE_SLOTS 64
+
+typedef struct best_hashes_entry
+{
+	double		p;				/* the key: the rate, exactly */
+	double		c;				/* bits per key at best_k */
+	int			k;
+	bool		valid;
+} best_hashes_entry;
+
+typedef struct size_entry
+{
+	double		n;				/* the key: keys, rate and layout, exactly */
+	double		p;
+	int			layout;
+	bool		valid;
+	bool		ok;				/* bf_size_for's answer */
+	int			hashes;
+	uint64_t	nbits;
+} size_entry;
+
+static best_hashes_entry best_cache[SIZING_CACHE_SLOTS];
+static size_entry size_cache[SIZING_CACHE_SLOTS];
+static bool sizing_cache_on = true;
+
+void
+bf_sizing_cache_enable(bool on)
+{
+	sizing_cache_on = on;
+	memset(best_cache, 0, sizeof(best_cache));
+	memset(size_cache, 0, sizeof(size_cache));
+}
+
+/* A slot for the bits of some doubles (and an int): a multiplicative hash. */
+static unsigned
+cache_slot(double a, double b, int c)
+{
+	uint64_t	x,
+				y;
+
+	memcpy(&x, &a, sizeof(x));
+	memcpy(&y, &b, sizeof(y));
+	x = (x ^ (y * UINT64_C(0xff51afd7ed558ccd)) ^ (uint64_t) (unsigned) c) *
+		UINT64_C(0x9e3779b97f4a7c15);
+	return (unsigned) (x >> 58);	/* 64 slots */
+}
+
+static int	blocked_best_hashes_compute(double p, double *c_out);
+
+/*
+ * The k that needs the fewest bits per key for rate p; sets *c to them.
+ * Cached (above): a pure function of p.
+ */
 static int
 blocked_best_hashes(double p, double *c_out)
+{
+	best_hashes_entry *e;
+
+	if (!sizing_cache_on)
+		return blocked_best_hashes_compute(p, c_out);
+	e = &best_cache[cache_slot(p, 0.0, 0)];
+	/* == on p: a NaN never hits, and -0.0 == 0.0 gives the same answer */
+	if (!(e->valid && e->p == p))
+	{
+		e->k = blocked_best_hashes_compute(p, &e->c);
+		e->p = p;
+		e->valid = true;
+	}
+	*c_out = e->c;
+	return e->k;
+}
+
+static int
+blocked_best_hashes_compute(double p, double *c_out)
 {
 	double		best_c = INFINITY;
 	int			best_k = BF_MIN_HASHES;
@@ -194,6 +277,17 @@ blocked_best_hashes(double p, double *c_out)
 	}
 	*c_out = best_c;
 	return best_k;
+}
+
+bool
+bf_auto_reachable(double p)
+{
+	double		c;
+
+	if (!(p > 0.0 && p < 1.0))
+		return false;
+	(void) blocked_best_hashes(p / blocked_margin(p), &c);
+	return isfinite(c);
 }
 
 int
@@ -247,14 +341,40 @@ size_blocked(double n, double p, uint64_t *nbits, int *hashes)
 	return true;
 }
 
+static bool
+size_for(int layout, double n, double p, uint64_t *nbits, int *hashes)
+{
+	if (layout == BF_LAYOUT_BLOCKED)
+		return size_blocked(n, p / blocked_margin(p), nbits, hashes);
+	return size_classic(n, p, nbits, hashes);
+}
+
 bool
 bf_size_for(int layout, double n, double p, uint64_t *nbits, int *hashes)
 {
+	size_entry *e;
+
 	if (!(n >= 1.0))
 		n = 1.0;
 	if (!(p > 0.0 && p < 1.0))
 		return false;
-	if (layout == BF_LAYOUT_BLOCKED)
-		return size_blocked(n, p / blocked_margin(p), nbits, hashes);
-	return size_classic(n, p, nbits, hashes);
+	if (!sizing_cache_on)
+		return size_for(layout, n, p, nbits, hashes);
+	e = &size_cache[cache_slot(n, p, layout)];
+	if (!(e->valid && e->n == n && e->p == p && e->layout == layout))
+	{
+		e->nbits = 0;
+		e->hashes = 0;
+		e->ok = size_for(layout, n, p, &e->nbits, &e->hashes);
+		e->n = n;
+		e->p = p;
+		e->layout = layout;
+		e->valid = true;
+	}
+	if (e->ok)
+	{
+		*nbits = e->nbits;
+		*hashes = e->hashes;
+	}
+	return e->ok;
 }

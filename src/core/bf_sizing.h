@@ -41,6 +41,13 @@ extern bool bf_size_for(int layout, double n, double p, uint64_t *nbits,
  * combine.
  */
 
+/*
+ * Whether some blocked filter reaches rate p (in (0, 1); below about 1e-24
+ * none does, whatever its size): the rates a self-sizing filter accepts,
+ * the same as bf_size_for's for a single key.
+ */
+extern bool bf_auto_reachable(double p);
+
 /* The k a blocked filter uses for rate p, whatever its size. */
 extern int	bf_auto_hashes(double p);
 
@@ -55,5 +62,13 @@ extern uint64_t bf_auto_nblocks(double n, double p, int k, uint64_t max_nblocks)
  * underestimates the measured rate; see bf_sizing.c).
  */
 extern double bf_blocked_margin(double p);
+
+/*
+ * bf_size_for and bf_auto_hashes keep their last answers per process (the
+ * exact model is slow and queries size the same filter again and again).
+ * A cached answer is the computed one; this turns the cache off (and
+ * empties it) so that the unit tests can compare the two.  On by default.
+ */
+extern void bf_sizing_cache_enable(bool on);
 
 #endif							/* BF_SIZING_H */

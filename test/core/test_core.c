@@ -269,6 +269,7 @@ main(void)
 	test_measured_fpr();
 	test_sizing();
 	test_auto_sizing();
+	test_sizing_cache();
 	test_format_statuses();
 	test_format_mutations();
 	test_base64();

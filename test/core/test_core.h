@@ -103,6 +103,7 @@ extern void test_small_classic(void);
 /* test_sizing.c */
 extern void test_sizing(void);
 extern void test_auto_sizing(void);
+extern void test_sizing_cache(void);
 /* test_base64.c */
 extern void test_base64(void);
 /* test_combine.c */

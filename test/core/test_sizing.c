@@ -464,3 +464,79 @@ test_auto_sizing(void)
 		  "auto: capped", "got %" PRIu64,
 		  bf_auto_nblocks(1e9, 0.01, bf_auto_hashes(0.01), 1024));
 }
+
+/*
+ * The sizing cache (bf_sizing.c) returns exactly what the computation
+ * does: for many (layout, n, p), asked in an order that makes them evict
+ * one another, the cached answers (first and repeated) equal the
+ * uncached ones bit for bit, and so does bf_auto_hashes.
+ */
+void
+test_sizing_cache(void)
+{
+	enum
+	{
+		NPAIRS = 600
+	};
+	static uint64_t ref_bits[2][NPAIRS];
+	static int	ref_k[2][NPAIRS];
+	static bool ref_ok[2][NPAIRS];
+	static int	ref_auto[NPAIRS];
+	double		ns[NPAIRS],
+				ps[NPAIRS];
+	uint64_t	seed = 12345;
+	int			mismatches = 0;
+
+	for (int i = 0; i < NPAIRS; i++)
+	{
+		/* capacities 1 .. 1e9, rates 1e-12 .. 0.99; some repeat exactly */
+		seed = seed * UINT64_C(6364136223846793005) + 1442695040888963407ULL;
+		ns[i] = i % 7 == 0 ? 100 + i % 2 : floor(pow(10.0, (double) (seed >> 11) / 9007199254740992.0 * 9.0));
+		seed = seed * UINT64_C(6364136223846793005) + 1442695040888963407ULL;
+		ps[i] = i % 5 == 0 ? 0.01 : pow(10.0, -12.0 + (double) (seed >> 11) / 9007199254740992.0 * 11.99);
+	}
+	ps[1] = 0.5;
+	ps[2] = 1e-300;				/* refused: no filter reaches it */
+	ns[3] = 0;
+	ns[4] = 1e15;				/* refused: too large */
+
+	bf_sizing_cache_enable(false);
+	for (int i = 0; i < NPAIRS; i++)
+	{
+		for (int li = 0; li < 2; li++)
+			ref_ok[li][i] = bf_size_for(li == 0 ? BF_LAYOUT_BLOCKED : BF_LAYOUT_CLASSIC,
+										ns[i], ps[i], &ref_bits[li][i], &ref_k[li][i]);
+		ref_auto[i] = bf_auto_hashes(ps[i]);
+	}
+	bf_sizing_cache_enable(true);
+	for (int round = 0; round < 3; round++)
+	{
+		for (int j = 0; j < NPAIRS; j++)
+		{
+			/* forwards, backwards, then strided */
+			int			i = round == 0 ? j : round == 1 ? NPAIRS - 1 - j : (j * 7) % NPAIRS;
+
+			for (int li = 0; li < 2; li++)
+			{
+				uint64_t	nbits = 0;
+				int			k = 0;
+				bool		ok = bf_size_for(li == 0 ? BF_LAYOUT_BLOCKED : BF_LAYOUT_CLASSIC,
+											 ns[i], ps[i], &nbits, &k);
+
+				if (ok != ref_ok[li][i] || (ok && (nbits != ref_bits[li][i] || k != ref_k[li][i])))
+				{
+					if (mismatches++ < 5)
+						check(false, "sizing cache: same as computed",
+							  "layout %d n=%g p=%g: ok=%d m=%" PRIu64 " k=%d, computed ok=%d m=%" PRIu64 " k=%d",
+							  li, ns[i], ps[i], ok, nbits, k, ref_ok[li][i],
+							  ref_bits[li][i], ref_k[li][i]);
+				}
+			}
+			if (bf_auto_hashes(ps[i]) != ref_auto[i] && mismatches++ < 5)
+				check(false, "sizing cache: same auto k",
+					  "p=%g: %d vs %d", ps[i], bf_auto_hashes(ps[i]), ref_auto[i]);
+		}
+	}
+	check(mismatches == 0, "sizing cache: same as computed", "%d mismatches of %d",
+		  mismatches, NPAIRS * 3 * 3);
+}
