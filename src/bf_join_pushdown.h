@@ -25,12 +25,14 @@
 
 #include "bloomfilter.h"
 
+#include "foreign/foreign.h"
 #include "nodes/pathnodes.h"
 
 /* The extension's objects, looked up once per query level. */
 typedef struct BloomObjects
 {
 	Oid			extoid;
+	char	   *nspname;		/* its schema's name */
 	Oid			bftype;			/* bloomfilter */
 	Oid			aggfn;			/* bloom_agg(anyelement, float8) */
 	Oid			probe_op;		/* <@(anycompatible, bloomfilter) */
@@ -83,6 +85,19 @@ rel_rte(PlannerInfo *root, RelOptInfo *rel)
 	return root->simple_rte_array[rel->relid];
 }
 
+/* ---- bf_autojoin.c ---- */
+
+/* Does every text of a database of encoding enc convert to UTF-8? */
+extern bool bloom_autojoin_encoding_converts(int enc);
+
+/* Are keys of type typid hashed from bytes other than text? */
+extern bool bloom_autojoin_key_is_binary(Oid typid);
+
+/* Does a remote column of base type typnsp.typname hash as ftype? */
+extern bool bloom_autojoin_remote_type_fits(Oid ftype, Oid collation,
+											const char *typnsp,
+											const char *typname);
+
 /*
  * ---- bf_autojoin_plan.c ----
  * (bf_autojoin.c calls it; it calls bf_autojoin_size.c; nothing calls back)
@@ -95,6 +110,9 @@ extern bool bloom_autojoin_restriction_copyable(RestrictInfo *rinfo,
 												RelOptInfo *orel);
 extern bool bloom_autojoin_size_unanalyzed(PlannerInfo *root, RelOptInfo *rel,
 										   const BloomObjects *bo);
+extern bool bloom_autojoin_may_ask(PlannerInfo *root, RelOptInfo *rel);
+extern bool bloom_autojoin_remote_fits(PlannerInfo *root, RelOptInfo *frel,
+									   const BloomObjects *bo, Var *fvar);
 
 extern void bloom_autojoin_remote_share(PlannerInfo *root, RelOptInfo *rel,
 										const BloomObjects *bo, RemoteShare *rs);
@@ -107,7 +125,41 @@ extern PlannerInfo *bloom_autojoin_plan_filter_query(PlannerInfo *root,
 extern void bloom_autojoin_apply_filter(PlannerInfo *root, const BloomObjects *bo,
 										BloomFilterPlan *fp, List *done);
 
-/* ---- bf_autojoin_size.c ---- */
+/* ---- bf_autojoin_size.c and bf_autojoin_remote.c ---- */
+
+/* A remote column: its name and its base type's schema and name. */
+typedef struct RemoteColumn
+{
+	char		name[NAMEDATALEN];
+	char		typnsp[NAMEDATALEN];
+	char		typname[NAMEDATALEN];
+} RemoteColumn;
+
+/* What the remote of a foreign table told (bf_autojoin_remote.c). */
+typedef struct RemoteFacts
+{
+	bool		size_known;
+	double		tuples;
+	double		pages;
+	char		size_why[128];	/* if not size_known */
+	char		ext_schema[NAMEDATALEN];	/* "" if bloomfilter is not there */
+	int			encoding;		/* the remote database's, or -1 if unknown */
+	int			ncolumns;
+	RemoteColumn *columns;
+} RemoteFacts;
+
+/*
+ * What the remote of a foreign table is, asked as userid (cached per table
+ * and user): NULL, with *why, when it cannot be known now.
+ */
+extern const RemoteFacts *bloom_remote_facts(Oid ftrelid, Oid userid, Oid serverid,
+											 const char **why);
+
+/* One question over a connection of its own (bf_autojoin_remote.c). */
+extern bool bloom_remote_ask(Oid serverid, UserMapping *um, const char *qualified,
+							 double density, int bound_ms, MemoryContext cxt,
+							 RemoteFacts *facts, char *why, size_t whylen);
+
 
 /*
  * The size of a never-analyzed foreign table, asked of its remote server
