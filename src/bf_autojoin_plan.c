@@ -45,9 +45,6 @@
 #include "catalog/pg_class.h"
 #include "miscadmin.h"
 #include "utils/varlena.h"
-#include "utils/acl.h"
-#include "mb/pg_wchar.h"
-#include "utils/rls.h"
 
 /* postgres_fdw's default fdw_tuple_cost, when the server does not set one */
 #define PGFDW_DEFAULT_FDW_TUPLE_COST 0.01
@@ -183,19 +180,6 @@ is_filterable_foreign(PlannerInfo *root, RelOptInfo *rel, const BloomObjects *bo
 		server_ships_bloomfilter(rel->serverid, bo, tuple_cost);
 }
 
-/*
- * What walk_foreign_scans() does at each foreign scan: rel is a foreign
- * table that ships bloomfilter, tuple_cost its server's fdw_tuple_cost, arg
- * what the caller passed, translated to rel by descend (if given).  Returns
- * whether rel's size or paths changed.
- */
-typedef bool (*ForeignScanAction) (PlannerInfo *root, RelOptInfo *rel,
-								   double tuple_cost, void *arg);
-
-/* arg, given for parent, made for one of its members */
-typedef void *(*ForeignScanDescend) (PlannerInfo *root, AppendRelInfo *appinfo,
-									 void *arg);
-
 static void redo_append_rel(PlannerInfo *root, RelOptInfo *rel);
 
 /*
@@ -204,10 +188,10 @@ static void redo_append_rel(PlannerInfo *root, RelOptInfo *rel);
  * ships bloomfilter.  Calls action at each; a parent any of whose members
  * changed has its Append paths redone.  Returns whether rel changed.
  */
-static bool
-walk_foreign_scans(PlannerInfo *root, RelOptInfo *rel, const BloomObjects *bo,
-				   ForeignScanAction action, ForeignScanDescend descend,
-				   void *arg)
+bool
+bloom_autojoin_walk_foreign_scans(PlannerInfo *root, RelOptInfo *rel,
+								  const BloomObjects *bo, ForeignScanAction action,
+								  ForeignScanDescend descend, void *arg)
 {
 	RangeTblEntry *rte = rel_rte(root, rel);
 	double		tuple_cost;
@@ -230,7 +214,7 @@ walk_foreign_scans(PlannerInfo *root, RelOptInfo *rel, const BloomObjects *bo,
 		child = root->simple_rel_array[appinfo->child_relid];
 		if (child == NULL)
 			continue;
-		if (walk_foreign_scans(root, child, bo, action, descend,
+		if (bloom_autojoin_walk_foreign_scans(root, child, bo, action, descend,
 							   descend ? descend(root, appinfo, arg) : arg))
 			changed = true;
 	}
@@ -262,7 +246,7 @@ void
 bloom_autojoin_remote_share(PlannerInfo *root, RelOptInfo *rel,
 							const BloomObjects *bo, RemoteShare *rs)
 {
-	(void) walk_foreign_scans(root, rel, bo, share_of_scan, NULL, rs);
+	(void) bloom_autojoin_walk_foreign_scans(root, rel, bo, share_of_scan, NULL, rs);
 }
 
 /* ---- the decision ---- */
@@ -620,8 +604,8 @@ uses_remote_estimate(Oid relid, Oid serverid)
 }
 
 /* The user the foreign scan connects as, as postgres_fdw picks it. */
-static Oid
-scan_user(PlannerInfo *root, RelOptInfo *rel)
+Oid
+bloom_autojoin_scan_user(PlannerInfo *root, RelOptInfo *rel)
 {
 #if PG_VERSION_NUM >= 160000
 	(void) root;
@@ -658,7 +642,7 @@ size_scan_unanalyzed(PlannerInfo *root, RelOptInfo *rel,
 	ReleaseSysCache(tup);
 	if (reltuples >= 0 || uses_remote_estimate(rte->relid, rel->serverid))
 		return false;			/* postgres_fdw knows its size */
-	if (!bloom_remote_size(rte->relid, scan_user(root, rel), rel->serverid,
+	if (!bloom_remote_size(rte->relid, bloom_autojoin_scan_user(root, rel), rel->serverid,
 						   &tuples, &pages, &why))
 	{
 		elog(DEBUG1, "bloomfilter.join_pushdown: relation %s was never analyzed and its remote size is unknown (%s): postgres_fdw's guess of %.0f rows stands",
@@ -674,153 +658,6 @@ size_scan_unanalyzed(PlannerInfo *root, RelOptInfo *rel,
 }
 
 /*
- * May the user the scan connects as read rel (a foreign table, or the
- * partitioned table the query names)?  The remote is asked nothing, and no
- * connection is made, for one who may not: the executor's privilege check
- * comes after planning.  Column privileges alone, or a table under
- * row-level security, get nothing asked either (no filter: always safe).
- */
-bool
-bloom_autojoin_may_ask(PlannerInfo *root, RelOptInfo *rel)
-{
-	RangeTblEntry *rte = rel_rte(root, rel);
-	Oid			userid = scan_user(root, rel);
-
-	if (rte->rtekind != RTE_RELATION ||
-		pg_class_aclcheck(rte->relid, userid, ACL_SELECT) != ACLCHECK_OK)
-		return false;
-	return check_enable_rls(rte->relid, userid, true) != RLS_ENABLED;
-}
-
-/* What remote_fit_of_scan() checks, and what it found. */
-typedef struct RemoteFit
-{
-	Var		   *fvar;			/* the key column, of the scan's relation */
-	const BloomObjects *bo;
-	char	  **why;			/* NULL while every scan fits (shared by the
-								 * members' copies) */
-} RemoteFit;
-
-static void *
-remote_fit_for_member(PlannerInfo *root, AppendRelInfo *appinfo, void *arg)
-{
-	RemoteFit  *parent = (RemoteFit *) arg;
-	RemoteFit  *child = palloc(sizeof(RemoteFit));
-
-	*child = *parent;
-	child->fvar = (Var *) adjust_appendrel_attrs(root, (Node *) parent->fvar,
-												 1, &appinfo);
-	return child;
-}
-
-/*
- * Can this scan's remote run the probe: bloomfilter installed there, in the
- * schema of the same name (postgres_fdw ships the operator and the filter's
- * type qualified with the local schema's name), and the key column's remote
- * type of the declared column's family?
- */
-static bool
-remote_fit_of_scan(PlannerInfo *root, RelOptInfo *rel,
-				   double tuple_cost pg_attribute_unused(), void *arg)
-{
-	RemoteFit  *fit = (RemoteFit *) arg;
-	RangeTblEntry *rte = rel_rte(root, rel);
-	const RemoteFacts *facts;
-	const char *why;
-	char	   *colname = NULL;
-	List	   *colopts;
-	ListCell   *lc;
-	int			i;
-
-	if (*fit->why != NULL)
-		return false;
-	if (!IsA(fit->fvar, Var))
-	{
-		*fit->why = psprintf("the key of %s is no column of it", get_rel_name(rte->relid));
-		return false;
-	}
-	facts = bloom_remote_facts(rte->relid, scan_user(root, rel), rel->serverid, &why);
-	if (facts == NULL)
-	{
-		*fit->why = psprintf("the remote of %s could not be asked what it is (%s)",
-							get_rel_name(rte->relid), why);
-		return false;
-	}
-	if (facts->ext_schema[0] == '\0')
-	{
-		*fit->why = psprintf("the remote of %s has no bloomfilter extension",
-							get_rel_name(rte->relid));
-		return false;
-	}
-	if (strcmp(facts->ext_schema, fit->bo->nspname) != 0)
-	{
-		*fit->why = psprintf("bloomfilter is in schema %s on the remote of %s and in %s here, whose name the probe is shipped with",
-							quote_identifier(facts->ext_schema), get_rel_name(rte->relid),
-							quote_identifier(fit->bo->nspname));
-		return false;
-	}
-	if (!bloom_autojoin_encoding_converts(facts->encoding) &&
-		!bloom_autojoin_key_is_binary(fit->fvar->vartype))
-	{
-		*fit->why = psprintf("the remote database of %s has encoding %s, whose text may not convert to UTF-8 (the key bytes of text)",
-							 get_rel_name(rte->relid),
-							 facts->encoding >= 0 ? pg_encoding_to_char(facts->encoding) : "unknown");
-		return false;
-	}
-	colopts = GetForeignColumnOptions(rte->relid, fit->fvar->varattno);
-	foreach(lc, colopts)
-	{
-		DefElem    *def = (DefElem *) lfirst(lc);
-
-		if (strcmp(def->defname, "column_name") == 0)
-			colname = defGetString(def);
-	}
-	if (colname == NULL)
-		colname = get_attname(rte->relid, fit->fvar->varattno, false);
-	for (i = 0; i < facts->ncolumns; i++)
-	{
-		if (strcmp(facts->columns[i].name, colname) == 0)
-			break;
-	}
-	if (i == facts->ncolumns)
-		*fit->why = psprintf("the remote of %s has no column %s",
-							get_rel_name(rte->relid), quote_identifier(colname));
-	else if (!bloom_autojoin_remote_type_fits(fit->fvar->vartype, fit->fvar->varcollid,
-											  facts->columns[i].typnsp,
-											  facts->columns[i].typname))
-		*fit->why = psprintf("the remote column %s of %s is of type %s, whose keys do not hash as those of the declared %s",
-							quote_identifier(colname), get_rel_name(rte->relid),
-							quote_qualified_identifier(facts->columns[i].typnsp,
-													   facts->columns[i].typname),
-							format_type_be(fit->fvar->vartype));
-	return false;
-}
-
-/*
- * Can every foreign scan a filter on frel's fvar would go to run its probe?
- * Said at DEBUG1 if not.  Asked of the remote (cached with its size).
- */
-bool
-bloom_autojoin_remote_fits(PlannerInfo *root, RelOptInfo *frel,
-						   const BloomObjects *bo, Var *fvar)
-{
-	RemoteFit	fit;
-	char	   *why = NULL;
-
-	fit.fvar = fvar;
-	fit.bo = bo;
-	fit.why = &why;
-	(void) walk_foreign_scans(root, frel, bo, remote_fit_of_scan,
-							  remote_fit_for_member, &fit);
-	if (why == NULL)
-		return true;
-	elog(DEBUG1, "bloomfilter.join_pushdown: no filter on %s of relation %s: %s",
-		 get_rte_attribute_name(rel_rte(root, frel), fvar->varattno),
-		 get_rel_name(rel_rte(root, frel)->relid), why);
-	return false;
-}
-
-/*
  * Size the never-analyzed foreign scans of rel (itself or its members, at
  * any depth); returns whether any size changed.
  */
@@ -828,7 +665,7 @@ bool
 bloom_autojoin_size_unanalyzed(PlannerInfo *root, RelOptInfo *rel,
 							   const BloomObjects *bo)
 {
-	return walk_foreign_scans(root, rel, bo, size_scan_unanalyzed, NULL, NULL);
+	return bloom_autojoin_walk_foreign_scans(root, rel, bo, size_scan_unanalyzed, NULL, NULL);
 }
 
 /*
@@ -870,6 +707,6 @@ bloom_autojoin_apply_filter(PlannerInfo *root, const BloomObjects *bo,
 	probe->opfuncid = get_opcode(bo->probe_op);
 	add.clause = (Expr *) probe;
 	add.sel = fp->sel;
-	(void) walk_foreign_scans(root, fp->frel, bo, add_probe_to_scan,
+	(void) bloom_autojoin_walk_foreign_scans(root, fp->frel, bo, add_probe_to_scan,
 							  probe_for_member, &add);
 }

@@ -37,6 +37,12 @@
 #include "bf_join_pushdown.h"
 
 #include "commands/defrem.h"
+#include "optimizer/appendinfo.h"
+#include "parser/parsetree.h"
+#include "utils/acl.h"
+#include "utils/lsyscache.h"
+#include "utils/rls.h"
+#include "utils/ruleutils.h"
 #include "foreign/foreign.h"
 #include "libpq-fe.h"
 #include "mb/pg_wchar.h"
@@ -382,4 +388,153 @@ bloom_remote_ask(Oid serverid, UserMapping *um, const char *qualified,
 	for (i = 0; i < 3; i++)
 		PQclear(res[i]);
 	return true;
+}
+
+/* ---- what the planner asks (bf_autojoin.c) ---- */
+
+/*
+ * May the user the scan connects as read rel (a foreign table, or the
+ * partitioned table the query names)?  The remote is asked nothing, and no
+ * connection is made, for one who may not: the executor's privilege check
+ * comes after planning.  Column privileges alone, or a table under
+ * row-level security, get nothing asked either (no filter: always safe).
+ */
+bool
+bloom_autojoin_may_ask(PlannerInfo *root, RelOptInfo *rel)
+{
+	RangeTblEntry *rte = rel_rte(root, rel);
+	Oid			userid = bloom_autojoin_scan_user(root, rel);
+
+	if (rte->rtekind != RTE_RELATION ||
+		pg_class_aclcheck(rte->relid, userid, ACL_SELECT) != ACLCHECK_OK)
+		return false;
+	return check_enable_rls(rte->relid, userid, true) != RLS_ENABLED;
+}
+
+/* What remote_fit_of_scan() checks, and what it found. */
+typedef struct RemoteFit
+{
+	Var		   *fvar;			/* the key column, of the scan's relation */
+	const BloomObjects *bo;
+	char	  **why;			/* NULL while every scan fits (shared by the
+								 * members' copies) */
+} RemoteFit;
+
+static void *
+remote_fit_for_member(PlannerInfo *root, AppendRelInfo *appinfo, void *arg)
+{
+	RemoteFit  *parent = (RemoteFit *) arg;
+	RemoteFit  *child = palloc(sizeof(RemoteFit));
+
+	*child = *parent;
+	child->fvar = (Var *) adjust_appendrel_attrs(root, (Node *) parent->fvar,
+												 1, &appinfo);
+	return child;
+}
+
+/*
+ * Can this scan's remote run the probe: bloomfilter installed there, in the
+ * schema of the same name (postgres_fdw ships the operator and the filter's
+ * type qualified with the local schema's name), and the key column's remote
+ * type of the declared column's family?
+ */
+static bool
+remote_fit_of_scan(PlannerInfo *root, RelOptInfo *rel,
+				   double tuple_cost pg_attribute_unused(), void *arg)
+{
+	RemoteFit  *fit = (RemoteFit *) arg;
+	RangeTblEntry *rte = rel_rte(root, rel);
+	const RemoteFacts *facts;
+	const char *why;
+	char	   *colname = NULL;
+	List	   *colopts;
+	ListCell   *lc;
+	int			i;
+
+	if (*fit->why != NULL)
+		return false;
+	if (!IsA(fit->fvar, Var))
+	{
+		*fit->why = psprintf("the key of %s is no column of it", get_rel_name(rte->relid));
+		return false;
+	}
+	facts = bloom_remote_facts(rte->relid, bloom_autojoin_scan_user(root, rel), rel->serverid, &why);
+	if (facts == NULL)
+	{
+		*fit->why = psprintf("the remote of %s could not be asked what it is (%s)",
+							get_rel_name(rte->relid), why);
+		return false;
+	}
+	if (facts->ext_schema[0] == '\0')
+	{
+		*fit->why = psprintf("the remote of %s has no bloomfilter extension",
+							get_rel_name(rte->relid));
+		return false;
+	}
+	if (strcmp(facts->ext_schema, fit->bo->nspname) != 0)
+	{
+		*fit->why = psprintf("bloomfilter is in schema %s on the remote of %s and in %s here, whose name the probe is shipped with",
+							quote_identifier(facts->ext_schema), get_rel_name(rte->relid),
+							quote_identifier(fit->bo->nspname));
+		return false;
+	}
+	if (!bloom_autojoin_encoding_converts(facts->encoding) &&
+		!bloom_autojoin_key_is_binary(fit->fvar->vartype))
+	{
+		*fit->why = psprintf("the remote database of %s has encoding %s, whose text may not convert to UTF-8 (the key bytes of text)",
+							 get_rel_name(rte->relid),
+							 facts->encoding >= 0 ? pg_encoding_to_char(facts->encoding) : "unknown");
+		return false;
+	}
+	colopts = GetForeignColumnOptions(rte->relid, fit->fvar->varattno);
+	foreach(lc, colopts)
+	{
+		DefElem    *def = (DefElem *) lfirst(lc);
+
+		if (strcmp(def->defname, "column_name") == 0)
+			colname = defGetString(def);
+	}
+	if (colname == NULL)
+		colname = get_attname(rte->relid, fit->fvar->varattno, false);
+	for (i = 0; i < facts->ncolumns; i++)
+	{
+		if (strcmp(facts->columns[i].name, colname) == 0)
+			break;
+	}
+	if (i == facts->ncolumns)
+		*fit->why = psprintf("the remote of %s has no column %s",
+							get_rel_name(rte->relid), quote_identifier(colname));
+	else if (!bloom_autojoin_remote_type_fits(fit->fvar->vartype, fit->fvar->varcollid,
+											  facts->columns[i].typnsp,
+											  facts->columns[i].typname))
+		*fit->why = psprintf("the remote column %s of %s is of type %s, whose keys do not hash as those of the declared %s",
+							quote_identifier(colname), get_rel_name(rte->relid),
+							quote_qualified_identifier(facts->columns[i].typnsp,
+													   facts->columns[i].typname),
+							format_type_be(fit->fvar->vartype));
+	return false;
+}
+
+/*
+ * Can every foreign scan a filter on frel's fvar would go to run its probe?
+ * Said at DEBUG1 if not.  Asked of the remote (cached with its size).
+ */
+bool
+bloom_autojoin_remote_fits(PlannerInfo *root, RelOptInfo *frel,
+						   const BloomObjects *bo, Var *fvar)
+{
+	RemoteFit	fit;
+	char	   *why = NULL;
+
+	fit.fvar = fvar;
+	fit.bo = bo;
+	fit.why = &why;
+	(void) bloom_autojoin_walk_foreign_scans(root, frel, bo, remote_fit_of_scan,
+							  remote_fit_for_member, &fit);
+	if (why == NULL)
+		return true;
+	elog(DEBUG1, "bloomfilter.join_pushdown: no filter on %s of relation %s: %s",
+		 get_rte_attribute_name(rel_rte(root, frel), fvar->varattno),
+		 get_rel_name(rel_rte(root, frel)->relid), why);
+	return false;
 }

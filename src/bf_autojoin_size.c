@@ -165,19 +165,12 @@ size_cache_init(void)
  * BLOOM_REMOTE_SIZE_TIMEOUT_MS together, and less if the statement's own
  * statement_timeout (or transaction_timeout) would come first (half of what
  * is left: the plain query would not have timed out).  When the bound
- * passes, a timer cancels the size query's wait as a query cancel would; the
- * cancel is caught with the lookup's other errors, the subtransaction is
- * rolled back, and postgres_fdw then cancels the remote query and rolls back
- * its remote savepoint, so the remote transaction and the connection stay
- * usable.  (postgres_fdw gives that cleanup up to 30 seconds of its own when
- * the remote does not answer the cancel either, and then drops the
- * connection at the end of the transaction.)  The timer runs only around the
- * size query, never around GetConnection(): a cancel inside postgres_fdw's
- * START TRANSACTION or SAVEPOINT leaves the connection unusable for the
- * transaction.  PostgreSQL 15's connection attempt, which no cancel
- * interrupts, is bounded by a connect_timeout instead.  (16 and later ask
- * through the ANALYZE callback, which opens the connection itself: there the
- * timer covers the whole call.)  After a lookup ran out of the bound, the
+ * passes, a timer cancels the lookup's wait (connecting or the answer:
+ * bf_autojoin_remote.c waits on the socket and the latch) as a query cancel
+ * would; the cancel is caught with the lookup's other errors, the remote
+ * query is cancelled and the lookup's own connection closed, and the
+ * subtransaction rolled back.  postgres_fdw's connections are never touched.
+ * After a lookup ran out of the bound, the
  * statement asks no more, and the timeout is not remembered.  A user's
  * cancel, or a statement_timeout that fired, during the lookup is passed on.
  */
@@ -456,8 +449,8 @@ bloom_remote_facts(Oid ftrelid, Oid userid, Oid serverid, const char **why)
 
 		/*
 		 * A cancel taken here (ProcessInterrupts).  (A remote query cancelled
-		 * on the remote comes back through postgres_fdw with the same
-		 * SQLSTATE: that one is only a failed lookup.)
+		 * on the remote comes back as "the remote did not answer", an
+		 * FDW error: that one is only a failed lookup.)
 		 */
 		cancel = edata->sqlerrcode == ERRCODE_QUERY_CANCELED &&
 			edata->funcname != NULL &&

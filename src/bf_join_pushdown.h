@@ -103,6 +103,32 @@ extern bool bloom_autojoin_remote_type_fits(Oid ftype, Oid collation,
  * (bf_autojoin.c calls it; it calls bf_autojoin_size.c; nothing calls back)
  */
 
+/*
+ * What bloom_autojoin_walk_foreign_scans() does at each foreign scan: rel is
+ * a foreign table that ships bloomfilter, tuple_cost its server's
+ * fdw_tuple_cost, arg what the caller passed, translated to rel by descend
+ * (if given).  Returns whether rel's size or paths changed.
+ */
+typedef bool (*ForeignScanAction) (PlannerInfo *root, RelOptInfo *rel,
+								   double tuple_cost, void *arg);
+
+/* arg, given for parent, made for one of its members */
+typedef void *(*ForeignScanDescend) (PlannerInfo *root, AppendRelInfo *appinfo,
+									 void *arg);
+
+/*
+ * The foreign scans a filter on rel would go to: rel itself, or its members
+ * at any depth, each a foreign table that ships bloomfilter.
+ */
+extern bool bloom_autojoin_walk_foreign_scans(PlannerInfo *root, RelOptInfo *rel,
+											  const BloomObjects *bo,
+											  ForeignScanAction action,
+											  ForeignScanDescend descend,
+											  void *arg);
+
+/* The user a foreign scan connects as. */
+extern Oid	bloom_autojoin_scan_user(PlannerInfo *root, RelOptInfo *rel);
+
 /* Is a filter's subquery being planned (the hook leaves it alone)? */
 extern bool bloom_autojoin_planning_filter(void);
 extern bool bloom_autojoin_needs_its_query(Node *node);
@@ -110,9 +136,7 @@ extern bool bloom_autojoin_restriction_copyable(RestrictInfo *rinfo,
 												RelOptInfo *orel);
 extern bool bloom_autojoin_size_unanalyzed(PlannerInfo *root, RelOptInfo *rel,
 										   const BloomObjects *bo);
-extern bool bloom_autojoin_may_ask(PlannerInfo *root, RelOptInfo *rel);
-extern bool bloom_autojoin_remote_fits(PlannerInfo *root, RelOptInfo *frel,
-									   const BloomObjects *bo, Var *fvar);
+
 
 extern void bloom_autojoin_remote_share(PlannerInfo *root, RelOptInfo *rel,
 										const BloomObjects *bo, RemoteShare *rs);
@@ -154,6 +178,13 @@ typedef struct RemoteFacts
  */
 extern const RemoteFacts *bloom_remote_facts(Oid ftrelid, Oid userid, Oid serverid,
 											 const char **why);
+
+/* May the scan's user read rel (else nothing is asked)? */
+extern bool bloom_autojoin_may_ask(PlannerInfo *root, RelOptInfo *rel);
+
+/* Can every foreign scan of a filter on frel's fvar run its probe? */
+extern bool bloom_autojoin_remote_fits(PlannerInfo *root, RelOptInfo *frel,
+									   const BloomObjects *bo, Var *fvar);
 
 /* One question over a connection of its own (bf_autojoin_remote.c). */
 extern bool bloom_remote_ask(Oid serverid, UserMapping *um, const char *qualified,
