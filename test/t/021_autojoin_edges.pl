@@ -54,6 +54,11 @@ $remote->safe_psql('otherschema', 'CREATE SCHEMA bf; CREATE EXTENSION bloomfilte
 $remote->safe_psql('postgres',
 	"CREATE DATABASE win ENCODING 'WIN1252' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0");
 $remote->safe_psql('win', 'CREATE EXTENSION bloomfilter;' . $events);
+# postgres_fdw connects a MULE_INTERNAL database only to another (no
+# conversion to or from UTF-8)
+$remote->safe_psql('postgres',
+	"CREATE DATABASE mule ENCODING 'MULE_INTERNAL' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0");
+$remote->safe_psql('mule', 'CREATE EXTENSION bloomfilter;' . $events);
 
 # ---- the coordinator ---------------------------------------------------------
 my $servers = '';
@@ -178,7 +183,7 @@ $coord->safe_psql('mule', qq{
 	CREATE EXTENSION bloomfilter;
 	CREATE EXTENSION postgres_fdw;
 	CREATE SERVER r FOREIGN DATA WRAPPER postgres_fdw
-		OPTIONS (host '127.0.0.1', port '$port', dbname 'postgres', extensions 'bloomfilter');
+		OPTIONS (host '127.0.0.1', port '$port', dbname 'mule', extensions 'bloomfilter');
 	CREATE USER MAPPING FOR PUBLIC SERVER r OPTIONS (user 'postgres', password_required 'false');
 	CREATE FOREIGN TABLE events (id int, customer_id int, t text) SERVER r;
 	ANALYZE events;
@@ -259,20 +264,23 @@ $coord->safe_psql('postgres', q{
 }
 
 # ---- item 6: bloom_info and cbloom_info pushed down ---------------------------
+# The whole row is shipped (a field of it is not: FieldSelect stays here) and read back from
+# its text: "input of anonymous composite types is not implemented" when it
+# was a record.
+for my $f (
+	[ 'bloom_info', 'bloom_agg(customer_id)', 'bloom_agg\\(customer_id\\)' ],
+	[ 'cbloom_info', 'cbloom_agg(customer_id, 100000, 0.01)', 'cbloom_agg\\(customer_id, ' ])
 {
-	my $q = 'SELECT (bloom_info(bloom_agg(customer_id))).added FROM events_postgres';
+	my ($info, $agg, $re) = @$f;
+	my $q = "SELECT $info($agg) FROM events_postgres";
 	like($coord->safe_psql('postgres', "EXPLAIN (VERBOSE, COSTS OFF) $q"),
-		qr/Remote SQL: SELECT public\.bloom_info\(public\.bloom_agg\(customer_id\)\)/,
-		'bloom_info(bloom_agg(x)) is pushed down');
-	is($coord->safe_psql('postgres', $q), '30000', 'bloom_info(bloom_agg(x)) pushed down reads back');
-	is($coord->safe_psql('postgres',
-		'SELECT bloom_info(bloom_agg(customer_id)) = (SELECT bloom_info(bloom_agg(customer_id)) FROM (SELECT customer_id FROM events_postgres OFFSET 0) s) FROM events_postgres'),
-		't', 'bloom_info pushed down equals bloom_info computed here');
-	my $c = 'SELECT (cbloom_info(cbloom_agg(customer_id, 100000, 0.01))).items FROM events_postgres';
-	like($coord->safe_psql('postgres', "EXPLAIN (VERBOSE, COSTS OFF) $c"),
-		qr/Remote SQL: SELECT public\.cbloom_info\(public\.cbloom_agg\(/,
-		'cbloom_info(cbloom_agg(x)) is pushed down');
-	is($coord->safe_psql('postgres', $c), '30000', 'cbloom_info(cbloom_agg(x)) pushed down reads back');
+		qr/Remote SQL: SELECT public\.$info\(public\.$re/, "$info($agg) is pushed down");
+	my ($out, $err) = ('', '');
+	my $rc = $coord->psql('postgres', $q, stdout => \$out, stderr => \$err);
+	is($rc, 0, "$info($agg) pushed down: no error") or diag($err);
+	is($out,
+		$coord->safe_psql('postgres', "SELECT $info($agg) FROM (SELECT customer_id FROM events_postgres OFFSET 0) s"),
+		"$info($agg) pushed down: the row computed here");
 }
 
 # ---- item 11: preloaded in a database without the extension -------------------
