@@ -50,9 +50,15 @@
  * Both sides' keys must hash alike, as `=` compares them: the equality is
  * the default btree equality of both types, both types are among the types
  * whose key bytes can never raise an error (scalars, enums; text only under
- * a deterministic collation), and both have the same key family and type
+ * a deterministic collation; not jsonb, whose key bytes recurse where its
+ * `=` does not; text, name and enums only in a database whose encoding
+ * converts every text to UTF-8), and both have the same key family and type
  * tag.  So `int4 = int8` gets a filter; `int8 = numeric` (a cast of the
- * foreign column) does not.
+ * foreign column) does not.  The remote must be able to run the probe too:
+ * bloomfilter installed there in the schema of the local one's name, the
+ * column's remote type of the declared type's family, text under a total
+ * encoding (asked of the remote, bf_autojoin_remote.c); and nothing is asked
+ * for a user who may not read the foreign table.
  *
  * This file holds the hook and which joins may get a filter;
  * bf_autojoin_plan.c what a filter is worth, and building and adding it.
