@@ -23,7 +23,7 @@ GLUE_SRCS = src/bf_guc.c src/bf_io.c src/bf_report.c src/bf_encode.c src/bf_keyt
 	src/bf_keybytes.c src/bf_detoast_cache.c src/bf_ops.c src/bf_agg.c src/bf_agg_state.c \
 	src/bf_index.c src/bf_gist.c src/bf_gist_keys.c src/bf_gist_cost.c src/bf_planner.c src/bf_counting.c src/bf_window.c \
 	src/bf_scalable.c src/bf_scalable_union.c \
-	src/bf_array.c src/bf_cmp.c src/bf_autojoin.c src/bf_autojoin_plan.c src/bf_autojoin_size.c src/bf_autojoin_guard.c \
+	src/bf_array.c src/bf_cmp.c src/bf_autojoin.c src/bf_autojoin_plan.c src/bf_autojoin_size.c src/bf_autojoin_guard.c src/bf_autojoin_remote.c \
 	src/bf_slice_page.c src/bf_slice_write.c src/bf_slice_build.c src/bf_slice_scan.c src/bf_slice_sink.c \
 	src/bf_slice_vacuum.c src/bf_slice_am.c src/bf_edges.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
@@ -34,7 +34,8 @@ REGRESS = bloom_basics bloom_families bloom_combine bloom_estimates \
 	bloom_sizing bloom_fpr bloom_io bloom_errors bloom_agg \
 	bloom_gist bloom_gist_memory bloom_planner bloom_security bloom_counting bloom_window \
 	bloom_scalable bloom_batch bloom_value_compare bloom_key_hashing bloom_caches \
-	bloom_slice bloom_slice_scan bloom_slice_edges bloom_comments bloom_edges bloom_hints bloom_index_choice
+	bloom_slice bloom_slice_scan bloom_slice_edges bloom_comments bloom_edges bloom_hints bloom_index_choice \
+	bloom_named_rows bloom_settings_load
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 # left out by check-fast: each takes over ten seconds of the suite's ninety
 # (measured on the 2-core development machine); the full suite runs them

@@ -304,12 +304,16 @@ CREATE OPERATOR CLASS @extschema@.bloomfilter_btree_ops
 -- Inspecting and estimating
 -- ---------------------------------------------------------------------
 
-CREATE FUNCTION @extschema@.bloom_info(@extschema@.bloomfilter,
-		OUT layout text, OUT bits bigint, OUT hashes integer, OUT bytes bigint,
-		OUT seed bigint, OUT key_family text, OUT added bigint, OUT bits_set bigint,
-		OUT fill_ratio float8, OUT est_cardinality float8, OUT est_fpr float8,
-		OUT format_version integer)
-	RETURNS record
+-- bloom_info's row is a named type, not OUT parameters (an anonymous
+-- record): postgres_fdw pushes bloom_info(bloom_agg(x)) down to a remote and
+-- reads the row back from its text, which needs a type to read it as
+CREATE TYPE @extschema@.bloom_info_result AS (
+	layout text, bits bigint, hashes integer, bytes bigint,
+	seed bigint, key_family text, added bigint, bits_set bigint,
+	fill_ratio float8, est_cardinality float8, est_fpr float8,
+	format_version integer);
+CREATE FUNCTION @extschema@.bloom_info(@extschema@.bloomfilter)
+	RETURNS @extschema@.bloom_info_result
 	AS 'MODULE_PATHNAME', 'bloomfilter_info' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 CREATE FUNCTION @extschema@.bloom_cardinality(@extschema@.bloomfilter) RETURNS float8
@@ -649,12 +653,14 @@ CREATE OPERATOR @extschema@.| (
 	COMMUTATOR = OPERATOR(@extschema@.|)
 );
 
-CREATE FUNCTION @extschema@.cbloom_info(@extschema@.countingbloom,
-		OUT layout text, OUT counters bigint, OUT hashes integer, OUT counter_bits integer,
-		OUT bytes bigint, OUT seed bigint, OUT key_family text, OUT items bigint,
-		OUT nonzero_counters bigint, OUT saturated_counters bigint, OUT est_fpr float8,
-		OUT format_version integer)
-	RETURNS record
+-- a named type, as bloom_info_result (pushed down to a remote, read back)
+CREATE TYPE @extschema@.cbloom_info_result AS (
+	layout text, counters bigint, hashes integer, counter_bits integer,
+	bytes bigint, seed bigint, key_family text, items bigint,
+	nonzero_counters bigint, saturated_counters bigint, est_fpr float8,
+	format_version integer);
+CREATE FUNCTION @extschema@.cbloom_info(@extschema@.countingbloom)
+	RETURNS @extschema@.cbloom_info_result
 	AS 'MODULE_PATHNAME', 'countingbloom_info' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 CREATE FUNCTION @extschema@.countingbloom_agg_trans(internal, anyelement, bigint, float8)
@@ -944,12 +950,8 @@ CREATE OPERATOR @extschema@.| (
 -- the columns of bloom_info(bloomfilter), over all sub-filters: bits,
 -- bits_set and bytes are totals, hashes the largest k, est_cardinality the
 -- sum, est_fpr 1 - prod(1 - est_fpr of each)
-CREATE FUNCTION @extschema@.bloom_info(@extschema@.scalablebloom,
-		OUT layout text, OUT bits bigint, OUT hashes integer, OUT bytes bigint,
-		OUT seed bigint, OUT key_family text, OUT added bigint, OUT bits_set bigint,
-		OUT fill_ratio float8, OUT est_cardinality float8, OUT est_fpr float8,
-		OUT format_version integer)
-	RETURNS record
+CREATE FUNCTION @extschema@.bloom_info(@extschema@.scalablebloom)
+	RETURNS @extschema@.bloom_info_result
 	AS 'MODULE_PATHNAME', 'scalablebloom_info' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION @extschema@.bloom_fpr(@extschema@.scalablebloom) RETURNS float8
 	AS 'MODULE_PATHNAME', 'scalablebloom_fpr' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
@@ -1402,6 +1404,7 @@ COMMENT ON OPERATOR @extschema@.@>> (@extschema@.bloomfilter, @extschema@.bloomf
 COMMENT ON OPERATOR @extschema@.<<@ (@extschema@.bloomfilter, @extschema@.bloomfilter) IS 'every bit of the left filter is set in the right (bloom_contained_in_filter)';
 
 -- inspecting, estimating, sizing
+COMMENT ON TYPE @extschema@.bloom_info_result IS 'The row of bloom_info: layout, bits, hashes, bytes, seed, key_family, added, bits_set, fill_ratio, est_cardinality, est_fpr, format_version';
 COMMENT ON FUNCTION @extschema@.bloom_info(@extschema@.bloomfilter) IS 'Layout, size, hashes, seed, key family, keys added, bits set, estimated cardinality and false-positive rate of a filter';
 COMMENT ON FUNCTION @extschema@.bloom_cardinality(@extschema@.bloomfilter) IS 'Estimated number of distinct keys in the filter';
 COMMENT ON FUNCTION @extschema@.bloom_fpr(@extschema@.bloomfilter) IS 'Probability that a key not in the set probes true, given the bits set now';
@@ -1526,6 +1529,7 @@ COMMENT ON FUNCTION @extschema@.cbloom_contains(@extschema@.countingbloom, anyco
 COMMENT ON FUNCTION @extschema@.cbloom_contained_in(anycompatible, @extschema@.countingbloom) IS 'May the key be in the counting filter? (operator <@)';
 COMMENT ON FUNCTION @extschema@.cbloom_count(@extschema@.countingbloom, anycompatible) IS 'Smallest of the key''s counters: an upper bound of its count, 0 if surely absent';
 COMMENT ON FUNCTION @extschema@.cbloom_union(@extschema@.countingbloom, @extschema@.countingbloom) IS 'Counters summed, saturating (operator |)';
+COMMENT ON TYPE @extschema@.cbloom_info_result IS 'The row of cbloom_info: layout, counters, hashes, counter_bits, bytes, seed, key_family, items, nonzero_counters, saturated_counters, est_fpr, format_version';
 COMMENT ON FUNCTION @extschema@.cbloom_info(@extschema@.countingbloom) IS 'Layout, counters, hashes, counter width, size, seed, key family, items, non-zero and saturated counters, estimated rate';
 COMMENT ON AGGREGATE @extschema@.cbloom_agg(anyelement, bigint, float8) IS 'Counting filter of the non-NULL values, 4-bit counters';
 COMMENT ON AGGREGATE @extschema@.cbloom_agg(anyelement, bigint, float8, integer) IS 'Counting filter of the non-NULL values, with 4- or 8-bit counters';

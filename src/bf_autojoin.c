@@ -50,9 +50,15 @@
  * Both sides' keys must hash alike, as `=` compares them: the equality is
  * the default btree equality of both types, both types are among the types
  * whose key bytes can never raise an error (scalars, enums; text only under
- * a deterministic collation), and both have the same key family and type
+ * a deterministic collation; not jsonb, whose key bytes recurse where its
+ * `=` does not; text, name and enums only in a database whose encoding
+ * converts every text to UTF-8), and both have the same key family and type
  * tag.  So `int4 = int8` gets a filter; `int8 = numeric` (a cast of the
- * foreign column) does not.
+ * foreign column) does not.  The remote must be able to run the probe too:
+ * bloomfilter installed there in the schema of the local one's name, the
+ * column's remote type of the declared type's family, text under a total
+ * encoding (asked of the remote, bf_autojoin_remote.c); and nothing is asked
+ * for a user who may not read the foreign table.
  *
  * This file holds the hook and which joins may get a filter;
  * bf_autojoin_plan.c what a filter is worth, and building and adding it.
@@ -67,10 +73,12 @@
 #include "catalog/pg_am_d.h"
 #include "catalog/pg_class_d.h"
 #include "catalog/pg_collation_d.h"
+#include "catalog/pg_namespace_d.h"
 #include "catalog/pg_extension.h"
 #include "catalog/pg_type_d.h"
 #include "commands/defrem.h"
 #include "commands/extension.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
@@ -91,14 +99,60 @@ static join_search_hook_type prev_join_search_hook = NULL;
 /* ---- the keys ---- */
 
 /*
+ * Does a database of encoding enc convert every text it can store to UTF-8
+ * (the key bytes of text)?  UTF-8 itself, SQL_ASCII (whose bytes are taken
+ * as they are) and LATIN1 (each byte is a code point) do; the others have
+ * byte sequences a database accepts and UTF-8 has no equivalent for (WIN1252's
+ * 0x81, characters of EUC_JP no table maps), or no conversion at all
+ * (MULE_INTERNAL): a key of those raises an ERROR that `=` never does.
+ */
+bool
+bloom_autojoin_encoding_converts(int enc)
+{
+	return enc == PG_UTF8 || enc == PG_SQL_ASCII || enc == PG_LATIN1;
+}
+
+/* Are a type's key bytes made from its text (converted to UTF-8)? */
+static bool
+key_type_is_text(Oid typid)
+{
+	return typid == TEXTOID || typid == VARCHAROID || typid == BPCHAROID ||
+		typid == NAMEOID || get_typtype(typid) == TYPTYPE_ENUM;
+}
+
+/* Are keys of type typid (any type) hashed from bytes other than text? */
+bool
+bloom_autojoin_key_is_binary(Oid typid)
+{
+	return !key_type_is_text(getBaseType(typid));
+}
+
+/*
+ * Why keys of type typid (a base type) could raise an ERROR when hashed, or NULL if they never can (the plain join must not fail where
+ * it would not).  A list of types rather than a trial: what the key
+ * machinery refuses, it refuses with an ERROR.
+ */
+static const char *
+key_type_refused(Oid typid)
+{
+	if (typid == JSONBOID)
+		return "jsonb key bytes are built recursively, and a deeply nested value would exceed the stack where the join's = does not";
+	if (key_type_is_text(typid) &&
+		!bloom_autojoin_encoding_converts(GetDatabaseEncoding()))
+		return psprintf("the database's encoding %s has text that does not convert to UTF-8, which text key bytes are",
+						GetDatabaseEncodingName());
+	return NULL;
+}
+
+/*
  * Can keys of type typid (a base type) under collation be hashed without
- * any chance of an ERROR (the plain join must not fail where it would
- * not)?  A list of types rather than a trial: what the key machinery
- * refuses, it refuses with an ERROR.
+ * any chance of an ERROR?
  */
 static bool
 key_type_is_safe(Oid typid, Oid collation)
 {
+	if (key_type_refused(typid) != NULL)
+		return false;
 	switch (typid)
 	{
 		case INT2OID:
@@ -114,7 +168,6 @@ key_type_is_safe(Oid typid, Oid collation)
 		case TIMESTAMPOID:
 		case TIMESTAMPTZOID:
 		case INTERVALOID:
-		case JSONBOID:
 			return true;
 		case TEXTOID:
 		case VARCHAROID:
@@ -171,6 +224,46 @@ keys_hash_alike(Oid ftype, Oid otype, Oid collation, List *opfamilies)
 		MemoryContextDelete(fk.scratch);
 	if (ok.scratch)
 		MemoryContextDelete(ok.scratch);
+	return alike;
+}
+
+/*
+ * Does a remote column whose base type is typnsp.typname hash as the
+ * declared type ftype (a foreign column's) under collation?  The remote
+ * probes its own column's values: their family must be the filter's, or the
+ * probe raises an ERROR there.  The remote type is known by name: a type of
+ * pg_catalog, or one of the same schema and name here (an enum, a type of
+ * another extension), whose family is then taken as the remote's.
+ */
+bool
+bloom_autojoin_remote_type_fits(Oid ftype, Oid collation, const char *typnsp,
+								const char *typname)
+{
+	Oid			nsp = strcmp(typnsp, "pg_catalog") == 0 ? PG_CATALOG_NAMESPACE :
+		get_namespace_oid(typnsp, true);
+	Oid			rtype;
+	Oid			fbase = getBaseType(ftype);
+	BloomKeyType fk,
+				rk;
+	bool		alike;
+
+	if (!OidIsValid(nsp))
+		return false;
+	rtype = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
+							CStringGetDatum(typname), ObjectIdGetDatum(nsp));
+	if (!OidIsValid(rtype) || get_typtype(rtype) == TYPTYPE_DOMAIN)
+		return false;
+	if (rtype == fbase)
+		return true;
+	if (!key_type_is_safe(rtype, collation) || !key_type_is_safe(fbase, collation))
+		return false;
+	bloom_key_type_init(&fk, fbase, collation, NULL, CurrentMemoryContext);
+	bloom_key_type_init(&rk, rtype, collation, NULL, CurrentMemoryContext);
+	alike = fk.family == rk.family && fk.type_tag == rk.type_tag;
+	if (fk.scratch)
+		MemoryContextDelete(fk.scratch);
+	if (rk.scratch)
+		MemoryContextDelete(rk.scratch);
 	return alike;
 }
 
@@ -333,7 +426,10 @@ consider(PlannerInfo *root, RelOptInfo *frel, const RemoteShare *rs,
 	c.fvar = fvar;
 	c.orel = root->simple_rel_array[orelid];
 	c.oexpr = oexpr;
-	if (!other_side_ok(root, frel, c.orel))
+	if ((why = key_type_refused(getBaseType(fvar->vartype))) != NULL ||
+		(why = key_type_refused(getBaseType(exprType((Node *) oexpr)))) != NULL)
+		 /* said */ ;
+	else if (!other_side_ok(root, frel, c.orel))
 		why = "the other side is not one plain table scanned alone (a join of the same server, a subquery, TABLESAMPLE, security quals or a lateral reference)";
 	else if ((why = other_key_refused(oexpr, orelid)) != NULL)
 		 /* said */ ;
@@ -495,6 +591,7 @@ lookup_objects(BloomObjects *bo)
 	nspname = OidIsValid(nsp) ? get_namespace_name(nsp) : NULL;
 	if (nspname == NULL)
 		return false;
+	bo->nspname = nspname;
 	bo->bftype = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
 								 CStringGetDatum("bloomfilter"), ObjectIdGetDatum(nsp));
 	bo->aggfn = LookupFuncName(list_make2(makeString(nspname), makeString("bloom_agg")),
@@ -530,8 +627,15 @@ add_bloom_filters(PlannerInfo *root)
 		if (rte->relkind == RELKIND_FOREIGN_TABLE || rte->inh)
 			targets = lappend(targets, rel);
 	}
-	if (targets == NIL || !lookup_objects(&bo))
+	if (targets == NIL)
 		return;
+	if (!lookup_objects(&bo))
+	{
+		/* preloaded in a database where the extension is not created */
+		elog(DEBUG1, "bloomfilter.join_pushdown: no filter for relation %s: the extension bloomfilter is not created in this database (the library is preloaded, its types and operators are not here)",
+			 get_rel_name(rel_rte(root, (RelOptInfo *) linitial(targets))->relid));
+		return;
+	}
 
 	/* decide every filter before adding any: each sees the plain query */
 	foreach(lc, targets)
@@ -547,6 +651,18 @@ add_bloom_filters(PlannerInfo *root)
 
 		if (IS_DUMMY_REL(frel))
 			continue;
+
+		/*
+		 * Nothing is asked of the remote, no connection made, for a user who
+		 * will get "permission denied" (the executor checks after planning)
+		 * or whose rows are chosen by row-level security.
+		 */
+		if (!bloom_autojoin_may_ask(root, frel))
+		{
+			elog(DEBUG1, "bloomfilter.join_pushdown: no filter for relation %s: its remote is not asked for a user who may not read it all (no SELECT privilege on the table, or row-level security)",
+				 get_rel_name(rel_rte(root, frel)->relid));
+			continue;
+		}
 		(void) bloom_autojoin_size_unanalyzed(root, frel, &bo);
 		bloom_autojoin_remote_share(root, frel, &bo, &rs);
 		if (rs.nscans == 0)
@@ -562,6 +678,9 @@ add_bloom_filters(PlannerInfo *root)
 				 get_rel_name(rel_rte(root, frel)->relid));
 			continue;
 		}
+		/* the remote must be able to run the probe (said at DEBUG1 if not) */
+		if (!bloom_autojoin_remote_fits(root, frel, &bo, c.fvar))
+			continue;
 		subroot = bloom_autojoin_plan_filter_query(root, &bo, &c, &keyname);
 		if (subroot == NULL)
 			continue;

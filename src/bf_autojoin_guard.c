@@ -7,6 +7,10 @@
  * bf_autojoin_size.c asks before each lookup; bf_autojoin.c installs the
  * executor and transaction hooks at load.  Nothing here calls back into
  * either.
+ *
+ * Since issue #27 the lookup uses a connection of its own
+ * (bf_autojoin_remote.c), never postgres_fdw's, so what follows no longer
+ * protects a connection: the rule is kept as caution (and TAP 018 tests it).
  */
 #include "bloomfilter.h"
 

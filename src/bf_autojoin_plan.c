@@ -180,19 +180,6 @@ is_filterable_foreign(PlannerInfo *root, RelOptInfo *rel, const BloomObjects *bo
 		server_ships_bloomfilter(rel->serverid, bo, tuple_cost);
 }
 
-/*
- * What walk_foreign_scans() does at each foreign scan: rel is a foreign
- * table that ships bloomfilter, tuple_cost its server's fdw_tuple_cost, arg
- * what the caller passed, translated to rel by descend (if given).  Returns
- * whether rel's size or paths changed.
- */
-typedef bool (*ForeignScanAction) (PlannerInfo *root, RelOptInfo *rel,
-								   double tuple_cost, void *arg);
-
-/* arg, given for parent, made for one of its members */
-typedef void *(*ForeignScanDescend) (PlannerInfo *root, AppendRelInfo *appinfo,
-									 void *arg);
-
 static void redo_append_rel(PlannerInfo *root, RelOptInfo *rel);
 
 /*
@@ -201,10 +188,10 @@ static void redo_append_rel(PlannerInfo *root, RelOptInfo *rel);
  * ships bloomfilter.  Calls action at each; a parent any of whose members
  * changed has its Append paths redone.  Returns whether rel changed.
  */
-static bool
-walk_foreign_scans(PlannerInfo *root, RelOptInfo *rel, const BloomObjects *bo,
-				   ForeignScanAction action, ForeignScanDescend descend,
-				   void *arg)
+bool
+bloom_autojoin_walk_foreign_scans(PlannerInfo *root, RelOptInfo *rel,
+								  const BloomObjects *bo, ForeignScanAction action,
+								  ForeignScanDescend descend, void *arg)
 {
 	RangeTblEntry *rte = rel_rte(root, rel);
 	double		tuple_cost;
@@ -227,7 +214,7 @@ walk_foreign_scans(PlannerInfo *root, RelOptInfo *rel, const BloomObjects *bo,
 		child = root->simple_rel_array[appinfo->child_relid];
 		if (child == NULL)
 			continue;
-		if (walk_foreign_scans(root, child, bo, action, descend,
+		if (bloom_autojoin_walk_foreign_scans(root, child, bo, action, descend,
 							   descend ? descend(root, appinfo, arg) : arg))
 			changed = true;
 	}
@@ -259,7 +246,7 @@ void
 bloom_autojoin_remote_share(PlannerInfo *root, RelOptInfo *rel,
 							const BloomObjects *bo, RemoteShare *rs)
 {
-	(void) walk_foreign_scans(root, rel, bo, share_of_scan, NULL, rs);
+	(void) bloom_autojoin_walk_foreign_scans(root, rel, bo, share_of_scan, NULL, rs);
 }
 
 /* ---- the decision ---- */
@@ -617,8 +604,8 @@ uses_remote_estimate(Oid relid, Oid serverid)
 }
 
 /* The user the foreign scan connects as, as postgres_fdw picks it. */
-static Oid
-scan_user(PlannerInfo *root, RelOptInfo *rel)
+Oid
+bloom_autojoin_scan_user(PlannerInfo *root, RelOptInfo *rel)
 {
 #ifdef BF_HAVE_RELOPTINFO_USERID
 	(void) root;
@@ -655,7 +642,7 @@ size_scan_unanalyzed(PlannerInfo *root, RelOptInfo *rel,
 	ReleaseSysCache(tup);
 	if (reltuples >= 0 || uses_remote_estimate(rte->relid, rel->serverid))
 		return false;			/* postgres_fdw knows its size */
-	if (!bloom_remote_size(rte->relid, scan_user(root, rel), rel->serverid,
+	if (!bloom_remote_size(rte->relid, bloom_autojoin_scan_user(root, rel), rel->serverid,
 						   &tuples, &pages, &why))
 	{
 		elog(DEBUG1, "bloomfilter.join_pushdown: relation %s was never analyzed and its remote size is unknown (%s): postgres_fdw's guess of %.0f rows stands",
@@ -678,7 +665,7 @@ bool
 bloom_autojoin_size_unanalyzed(PlannerInfo *root, RelOptInfo *rel,
 							   const BloomObjects *bo)
 {
-	return walk_foreign_scans(root, rel, bo, size_scan_unanalyzed, NULL, NULL);
+	return bloom_autojoin_walk_foreign_scans(root, rel, bo, size_scan_unanalyzed, NULL, NULL);
 }
 
 /*
@@ -720,6 +707,6 @@ bloom_autojoin_apply_filter(PlannerInfo *root, const BloomObjects *bo,
 	probe->opfuncid = get_opcode(bo->probe_op);
 	add.clause = (Expr *) probe;
 	add.sel = fp->sel;
-	(void) walk_foreign_scans(root, fp->frel, bo, add_probe_to_scan,
+	(void) bloom_autojoin_walk_foreign_scans(root, fp->frel, bo, add_probe_to_scan,
 							  probe_for_member, &add);
 }

@@ -1,7 +1,8 @@
 /*
  * bf_autojoin_size.c
- *		Automatic Bloom-joins: the size of a foreign table that was never
- *		analyzed, asked of its remote server.
+ *		Automatic Bloom-joins: what the remote of a foreign table is (its
+ *		size, whether bloomfilter is installed there and in which schema, its
+ *		columns' types), asked once per table and user and remembered.
  *
  * postgres_fdw sizes a foreign table that was never analyzed (and whose
  * server does not set use_remote_estimate) as ten pages of rows, about a
@@ -9,9 +10,7 @@
  * user's state, and at that size no filter is ever worth sending.  Taking an
  * unknown size as large instead would send filters that cannot pay (a
  * thousand remote rows against a million local keys).  So the real size is
- * asked of the remote, once per foreign table and user per session, through
- * postgres_fdw's own connection (the one the scan will use, with its user
- * mapping, authentication and remote transaction):
+ * asked of the remote, once per foreign table and user per session:
  *
  *		SELECT relkind, reltuples, relpages, pages now FROM pg_class
  *		WHERE oid is the remote table or a leaf of its pg_partition_tree()
@@ -21,29 +20,26 @@
  * scaled to the pages it has now, or, if it was never analyzed there
  * either, its pages now at the density of the foreign table's columns.  A
  * leaf that is no table (a view, another foreign table) makes the size
- * unknown.
+ * unknown.  The same question tells whether the remote can run the probe at
+ * all (bloomfilter installed, in the local schema's name; each column's
+ * type): bf_autojoin_plan.c asks it of every foreign table a filter would
+ * go to, analyzed or not.
  *
- * PostgreSQL 16 and later build modules with hidden symbols, and postgres_fdw
- * exports no connection function there.  Then the size is asked through the
- * FDW's public ANALYZE callback, which asks the remote's pg_relation_size()
- * over the connection of the foreign table owner's user mapping (as ANALYZE
- * does) and samples nothing: the rows are those pages at the columns'
- * density.  It knows no reltuples, no leaves and no relkind, so a remote
- * partitioned table, view or foreign table (no pages of their own) is
- * "unknown" there.  The 15 path is kept where it works: it sizes as the
- * current user, counts a partitioned remote's leaves and uses the remote's
- * reltuples.
+ * The question goes over a connection of its own, never postgres_fdw's
+ * (bf_autojoin_remote.c says why: the scan's remote snapshot), made from the
+ * same server and user mapping options, as the user the scan connects as.
+ * The caller asks only for a user who may read the table
+ * (bf_autojoin_plan.c): nothing is asked, nor any connection made, on
+ * behalf of one who will get "permission denied".
  *
  * Never an ERROR the plain query would not raise: the lookup runs in a
  * subtransaction, and any failure (no user mapping, no connection, a remote
  * older than PostgreSQL 12, a missing table) is remembered as "unknown" with
- * its reason, said at DEBUG1, and the foreign table keeps postgres_fdw's own
- * estimate (so no filter).
+ * its reason, said at DEBUG1; the foreign table keeps postgres_fdw's own
+ * estimate, and gets no filter.
  *
  * Never a hang the plain query would not have: a plain EXPLAIN does not
- * contact the remote, so the lookup is bounded (see "the bound" below), and
- * it is not made at all while a running query of this backend may have a
- * request in flight on a connection ("when a connection may be used").
+ * contact the remote, so the lookup is bounded (see "the bound" below).
  *
  * The cache.  An answer is kept BLOOM_REMOTE_SIZE_TTL seconds (a failure
  * BLOOM_REMOTE_SIZE_FAILURE_TTL; a timeout or cancel not at all), and
@@ -51,7 +47,7 @@
  * invalidation: ALTER FOREIGN TABLE, its options, ANALYZE) or any
  * server or user mapping does (their options say which remote is asked, and
  * as whom).  A table that grows tenfold on the remote is seen at the next
- * lookup.
+ * lookup; an extension installed there within BLOOM_REMOTE_SIZE_TTL.
  */
 #include "bf_join_pushdown.h"
 
@@ -99,30 +95,13 @@ typedef struct RemoteSizeKey
 typedef struct RemoteSizeEntry
 {
 	RemoteSizeKey key;
-	bool		known;
-	double		tuples;
-	double		pages;
+	bool		known;			/* the remote answered */
+	RemoteFacts facts;			/* its answer (columns in TopMemoryContext) */
 	TimestampTz asked;
-	char		why[128];		/* if not known */
+	char		why[160];		/* if not known */
 } RemoteSizeEntry;
 
 static HTAB *size_cache = NULL;
-
-/*
- * postgres_fdw's connection functions, found in its library (14 to 18 have
- * these signatures; PgFdwConnState is opaque here).  PostgreSQL 16 and later
- * build modules with -fvisibility=hidden, and postgres_fdw exports only its
- * SQL-callable functions there: then ask_fdw_analyze() asks instead.
- */
-typedef void *(*GetConnection_fn) (UserMapping *user, bool will_prep_stmt,
-								   void **state);
-typedef void (*ReleaseConnection_fn) (void *conn);
-typedef PGresult *(*pgfdw_exec_query_fn) (void *conn, const char *query,
-										  void *state);
-
-static GetConnection_fn fdw_get_connection = NULL;
-static ReleaseConnection_fn fdw_release_connection = NULL;
-static pgfdw_exec_query_fn fdw_exec_query = NULL;
 
 /* A foreign table's definition changed (or an ANALYZE): forget its size. */
 static void
@@ -137,7 +116,11 @@ size_cache_inval(Datum arg pg_attribute_unused(), Oid relid)
 	while ((e = (RemoteSizeEntry *) hash_seq_search(&seq)) != NULL)
 	{
 		if (!OidIsValid(relid) || e->key.relid == relid)
+		{
+			if (e->facts.columns != NULL)
+				pfree(e->facts.columns);
 			(void) hash_search(size_cache, &e->key, HASH_REMOVE, NULL);
+		}
 	}
 }
 
@@ -182,19 +165,12 @@ size_cache_init(void)
  * BLOOM_REMOTE_SIZE_TIMEOUT_MS together, and less if the statement's own
  * statement_timeout (or transaction_timeout) would come first (half of what
  * is left: the plain query would not have timed out).  When the bound
- * passes, a timer cancels the size query's wait as a query cancel would; the
- * cancel is caught with the lookup's other errors, the subtransaction is
- * rolled back, and postgres_fdw then cancels the remote query and rolls back
- * its remote savepoint, so the remote transaction and the connection stay
- * usable.  (postgres_fdw gives that cleanup up to 30 seconds of its own when
- * the remote does not answer the cancel either, and then drops the
- * connection at the end of the transaction.)  The timer runs only around the
- * size query, never around GetConnection(): a cancel inside postgres_fdw's
- * START TRANSACTION or SAVEPOINT leaves the connection unusable for the
- * transaction.  PostgreSQL 15's connection attempt, which no cancel
- * interrupts, is bounded by a connect_timeout instead.  (16 and later ask
- * through the ANALYZE callback, which opens the connection itself: there the
- * timer covers the whole call.)  After a lookup ran out of the bound, the
+ * passes, a timer cancels the lookup's wait (connecting or the answer:
+ * bf_autojoin_remote.c waits on the socket and the latch) as a query cancel
+ * would; the cancel is caught with the lookup's other errors, the remote
+ * query is cancelled and the lookup's own connection closed, and the
+ * subtransaction rolled back.  postgres_fdw's connections are never touched.
+ * After a lookup ran out of the bound, the
  * statement asks no more, and the timeout is not remembered.  A user's
  * cancel, or a statement_timeout that fired, during the lookup is passed on.
  */
@@ -314,52 +290,6 @@ rows_per_page(Oid relid)
 }
 
 /*
- * Ask the FDW through its public ANALYZE callback (PostgreSQL 16 and later,
- * whose postgres_fdw hides its connection functions).  postgres_fdw answers
- * with the remote's pg_relation_size in pages, over the connection of the
- * foreign table owner's user mapping (as ANALYZE would); the rows are those
- * pages at the density of the declared columns.  A remote partitioned table
- * or view has no pages of its own: its size stays unknown.  Runs inside the
- * caller's subtransaction: may raise anything.
- */
-static bool
-ask_fdw_analyze(Oid ftrelid, double density, double *tuples, double *pages,
-				char *why, size_t whylen)
-{
-	Relation	rel = table_open(ftrelid, AccessShareLock);
-	FdwRoutine *routine = GetFdwRoutineForRelation(rel, false);
-	AcquireSampleRowsFunc func = NULL;
-	BlockNumber totalpages = 0;
-	bool		ok;
-
-	*tuples = 0;
-	*pages = 0;
-	if (routine->AnalyzeForeignTable == NULL)
-	{
-		snprintf(why, whylen, "its foreign-data wrapper cannot be asked its size");
-		ok = false;
-	}
-	else if (!routine->AnalyzeForeignTable(rel, &func, &totalpages))
-	{
-		snprintf(why, whylen, "its foreign-data wrapper does not know its size");
-		ok = false;
-	}
-	else if (totalpages == 0)
-	{
-		snprintf(why, whylen, "the remote table has no pages of its own (empty, partitioned or a view)");
-		ok = false;
-	}
-	else
-	{
-		*pages = totalpages;
-		*tuples = totalpages * density;
-		ok = true;
-	}
-	table_close(rel, AccessShareLock);
-	return ok;
-}
-
-/*
  * Start the lookup's timer: what is left of the statement's bound (the
  * connection may have taken some of it), at least 1 ms.
  */
@@ -373,166 +303,45 @@ arm_bound(int bound)
 }
 
 /*
- * The user mapping with a connect_timeout of the lookup's bound (in whole
- * seconds, at least 2, as libpq takes it) unless the server or the mapping
- * sets one: PostgreSQL 15's postgres_fdw connects with PQconnectdbParams(),
- * which no cancel interrupts, and passes any libpq option through.  (The
- * connection is then kept for the session's scans with that option: it only
- * bounds connecting.)
- */
-static UserMapping *
-with_connect_timeout(UserMapping *um, Oid serverid, int bound)
-{
-	ForeignServer *server = GetForeignServer(serverid);
-	UserMapping *copy;
-
-	if (fdw_option(server->options, "connect_timeout", NULL) != NULL ||
-		fdw_option(um->options, "connect_timeout", NULL) != NULL)
-		return um;
-	copy = (UserMapping *) palloc(sizeof(UserMapping));
-	*copy = *um;
-	copy->options = lappend(list_copy(um->options),
-							makeDefElem("connect_timeout",
-										(Node *) makeString(psprintf("%d", Max(2, (bound + 999) / 1000))),
-										-1));
-	return copy;
-}
-
-/*
- * Ask the remote.  Runs inside the caller's subtransaction: may raise
- * anything; returns false with *why for an answer that gives no size.
+ * Ask the remote as userid.  Runs inside the caller's subtransaction: may
+ * raise anything; returns false with *why for a reason that is no error.
  */
 static bool
-ask_remote(Oid ftrelid, Oid userid, Oid serverid, int bound, double *tuples,
-		   double *pages, char *why, size_t whylen)
+ask_remote(Oid ftrelid, Oid userid, Oid serverid, int bound, RemoteFacts *facts,
+		   char *why, size_t whylen)
 {
 	ForeignTable *ft = GetForeignTable(ftrelid);
-	UserMapping *um = with_connect_timeout(GetUserMapping(userid, serverid),
-										   serverid, bound);
+	UserMapping *um = GetUserMapping(userid, serverid);
 	char	   *nspname = fdw_option(ft->options, "schema_name",
 									   get_namespace_name(get_rel_namespace(ftrelid)));
 	char	   *relname = fdw_option(ft->options, "table_name", get_rel_name(ftrelid));
-	char	   *qualified = quote_qualified_identifier(nspname, relname);
-	StringInfoData sql;
-	void	   *conn;
-	void	   *state = NULL;
-	PGresult   *res;
-	bool		ok = true;
-	double		density = rows_per_page(ftrelid);
-	int			i;
 
-	if (fdw_get_connection == NULL || fdw_release_connection == NULL ||
-		fdw_exec_query == NULL)
-	{
-		/*
-		 * PostgreSQL 16 and later build modules with hidden symbols: only
-		 * their SQL-callable functions are exported, and these are not.
-		 * Looked up again at each (cached, so rare) question: cheap.
-		 */
-		fdw_get_connection = (GetConnection_fn)
-			load_external_function("$libdir/postgres_fdw", "GetConnection", false, NULL);
-		fdw_release_connection = (ReleaseConnection_fn)
-			load_external_function("$libdir/postgres_fdw", "ReleaseConnection", false, NULL);
-		fdw_exec_query = (pgfdw_exec_query_fn)
-			load_external_function("$libdir/postgres_fdw", "pgfdw_exec_query", false, NULL);
-		if (fdw_get_connection == NULL || fdw_release_connection == NULL ||
-			fdw_exec_query == NULL)
-		{
-			fdw_get_connection = NULL;
-			arm_bound(bound);
-			return ask_fdw_analyze(ftrelid, density, tuples, pages, why, whylen);
-		}
-	}
-
-	initStringInfo(&sql);
-	appendStringInfo(&sql,
-					 "SELECT c.relkind, c.reltuples, c.relpages, "
-					 "pg_catalog.pg_relation_size(c.oid) / pg_catalog.current_setting('block_size')::pg_catalog.int8 "
-					 "FROM pg_catalog.pg_class c WHERE c.relkind <> 'p' AND c.oid IN "
-					 "(SELECT %s::pg_catalog.regclass UNION ALL "
-					 "SELECT relid FROM pg_catalog.pg_partition_tree(%s) WHERE isleaf)",
-					 quote_literal_cstr(qualified), quote_literal_cstr(qualified));
-
-	/*
-	 * Not under the timer: a cancel inside postgres_fdw's own START
-	 * TRANSACTION or SAVEPOINT (begin_remote_xact) would leave the
-	 * connection unusable for the rest of the transaction ("cannot be used
-	 * due to abort cleanup failure"), an ERROR the plain query would not
-	 * have.  The connection attempt is bounded by connect_timeout instead.
-	 */
-	conn = fdw_get_connection(um, false, &state);
 	arm_bound(bound);
-	res = fdw_exec_query(conn, sql.data, state);
-	*tuples = 0;
-	*pages = 0;
-	if (PQresultStatus(res) != PGRES_TUPLES_OK)
-	{
-		/*
-		 * The remote transaction is now in error: only rolling back the
-		 * subtransaction (postgres_fdw then rolls back its remote savepoint)
-		 * makes the connection usable again.
-		 */
-		char	   *msg = pstrdup(PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) ?
-								  PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : "no message");
-
-		PQclear(res);
-		fdw_release_connection(conn);
-		ereport(ERROR,
-				(errcode(ERRCODE_FDW_ERROR),
-				 errmsg("the remote did not answer: %s", msg)));
-	}
-	if (PQntuples(res) == 0 || PQnfields(res) != 4)
-	{
-		snprintf(why, whylen, "the remote %s has no table", qualified);
-		ok = false;
-	}
-	for (i = 0; ok && i < PQntuples(res); i++)
-	{
-		char		kind = PQgetvalue(res, i, 0)[0];
-		double		reltuples = strtod(PQgetvalue(res, i, 1), NULL);
-		double		relpages = strtod(PQgetvalue(res, i, 2), NULL);
-		double		curpages = strtod(PQgetvalue(res, i, 3), NULL);
-
-		if (kind != 'r' && kind != 'm')
-		{
-			snprintf(why, whylen, "the remote %s is not a table (relkind %c)",
-					 qualified, kind);
-			ok = false;
-			break;
-		}
-		/* as the planner sizes a table (estimate_rel_size) */
-		if (reltuples >= 0 && relpages > 0)
-			*tuples += reltuples / relpages * curpages;
-		else if (reltuples >= 0 && curpages == 0)
-			*tuples += reltuples;
-		else
-			*tuples += curpages * density;	/* never analyzed there either */
-		*pages += curpages;
-	}
-	PQclear(res);
-	fdw_release_connection(conn);
-	return ok;
+	return bloom_remote_ask(serverid, um, quote_qualified_identifier(nspname, relname),
+							rows_per_page(ftrelid), bound, TopMemoryContext,
+							facts, why, whylen);
 }
 
 /* Remember an answer (or a failure). */
 static RemoteSizeEntry *
-size_cache_store(const RemoteSizeKey *key, bool known, double tuples,
-				 double pages, TimestampTz asked, const char *why)
+size_cache_store(const RemoteSizeKey *key, bool known, const RemoteFacts *facts,
+				 TimestampTz asked, const char *why)
 {
 	RemoteSizeEntry *e;
+	bool		found;
 
-	e = (RemoteSizeEntry *) hash_search(size_cache, key, HASH_ENTER, NULL);
+	e = (RemoteSizeEntry *) hash_search(size_cache, key, HASH_ENTER, &found);
+	if (found && e->facts.columns != NULL)
+		pfree(e->facts.columns);
 	e->known = known;
-	e->tuples = tuples;
-	e->pages = pages;
+	e->facts = *facts;
 	e->asked = asked;
 	strlcpy(e->why, why, sizeof(e->why));
 	return e;
 }
 
-bool
-bloom_remote_size(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
-				  double *pages, const char **why)
+const RemoteFacts *
+bloom_remote_facts(Oid ftrelid, Oid userid, Oid serverid, const char **why)
 {
 	static char uncached_why[160];
 	RemoteSizeKey key;
@@ -543,9 +352,8 @@ bloom_remote_size(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
 	ResourceOwner owner = CurrentResourceOwner;
 	bool		known = false;
 	bool		keep = true;
-	double		t = 0,
-				p = 0;
-	char		reason[128];
+	RemoteFacts facts;
+	char		reason[160];
 	ErrorData  *passed_on = NULL;
 	int			bound;
 	bool		stmt_timeout_armed;
@@ -561,10 +369,8 @@ bloom_remote_size(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
 									(e->known ? BLOOM_REMOTE_SIZE_TTL :
 									 BLOOM_REMOTE_SIZE_FAILURE_TTL) * 1000))
 	{
-		*tuples = e->tuples;
-		*pages = e->pages;
 		*why = e->why;
-		return e->known;
+		return e->known ? &e->facts : NULL;
 	}
 
 	/*
@@ -574,28 +380,27 @@ bloom_remote_size(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
 	 * of this statement ran out of the bound, or with the statement's bound
 	 * spent or its timeout too near.
 	 */
-	*tuples = 0;
-	*pages = 0;
+	memset(&facts, 0, sizeof(facts));
 	if (IsInParallelMode())
 	{
 		*why = "not asked in parallel mode";
-		return false;
+		return NULL;
 	}
 	if (bloom_autojoin_async_running())
 	{
 		*why = "not asked while a query of this session with asynchronous foreign scans is running: a request of it may be in flight on the connection";
-		return false;
+		return NULL;
 	}
 	bound = lookup_bound_ms();
 	if (bound_ran_out)
 	{
 		*why = "not asked: a remote-size lookup of this statement already ran out of the statement's bound";
-		return false;
+		return NULL;
 	}
 	if (bound == 0)
 	{
 		*why = "not asked: the statement's bound for remote-size lookups is spent, or its statement_timeout is too near";
-		return false;
+		return NULL;
 	}
 	if (lookup_timeout_id == MAX_TIMEOUTS)
 		lookup_timeout_id = RegisterTimeout(USER_TIMEOUT, lookup_timeout_handler);
@@ -609,7 +414,7 @@ bloom_remote_size(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
 	lookup_timed_out = false;
 	PG_TRY();
 	{
-		known = ask_remote(ftrelid, userid, serverid, bound, &t, &p,
+		known = ask_remote(ftrelid, userid, serverid, bound, &facts,
 						   reason, sizeof(reason));
 		lookup_running = false;
 		disable_timeout(lookup_timeout_id, false);
@@ -644,8 +449,8 @@ bloom_remote_size(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
 
 		/*
 		 * A cancel taken here (ProcessInterrupts).  (A remote query cancelled
-		 * on the remote comes back through postgres_fdw with the same
-		 * SQLSTATE: that one is only a failed lookup.)
+		 * on the remote comes back as "the remote did not answer", an
+		 * FDW error: that one is only a failed lookup.)
 		 */
 		cancel = edata->sqlerrcode == ERRCODE_QUERY_CANCELED &&
 			edata->funcname != NULL &&
@@ -686,13 +491,36 @@ bloom_remote_size(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
 		/* not remembered: the next statement asks again */
 		strlcpy(uncached_why, reason, sizeof(uncached_why));
 		*why = uncached_why;
-		return false;
+		return NULL;
 	}
 
 	/* the subtransaction's invalidations may have reset the cache */
-	e = size_cache_store(&key, known, t, p, now, reason);
-	*tuples = e->tuples;
-	*pages = e->pages;
+	if (!known && facts.columns != NULL)
+	{
+		pfree(facts.columns);
+		facts.columns = NULL;
+	}
+	e = size_cache_store(&key, known, &facts, now, reason);
 	*why = e->why;
-	return e->known;
+	return e->known ? &e->facts : NULL;
+}
+
+bool
+bloom_remote_size(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
+				  double *pages, const char **why)
+{
+	const RemoteFacts *facts = bloom_remote_facts(ftrelid, userid, serverid, why);
+
+	*tuples = 0;
+	*pages = 0;
+	if (facts == NULL)
+		return false;
+	if (!facts->size_known)
+	{
+		*why = facts->size_why;
+		return false;
+	}
+	*tuples = facts->tuples;
+	*pages = facts->pages;
+	return true;
 }

@@ -7,9 +7,12 @@
 
 #include <limits.h>
 
+#include "access/xact.h"
+#include "commands/extension.h"
 #include "tcop/tcopprot.h"
 #include "miscadmin.h"
 #include "utils/guc.h"
+#include "utils/memutils.h"
 
 /* the module's one magic block, beside its load function (_PG_init) */
 PG_MODULE_MAGIC;
@@ -86,7 +89,76 @@ show_join_pushdown(void)
 		return "off";
 	if (!bloom_autojoin_installed())
 		return "on (inactive: bloomfilter is not in shared_preload_libraries or session_preload_libraries)";
+
+	/*
+	 * Preloaded, the library is in every database, the extension (its types
+	 * and operators, which a filter is made of) only where it was created.
+	 * The catalog can be read only inside a transaction (SHOW and pg_settings
+	 * always are).
+	 */
+	if (IsTransactionState() &&
+		!OidIsValid(get_extension_oid("bloomfilter", true)))
+		return "on (inactive: the extension is not created in this database)";
 	return "on";
+}
+
+/*
+ * ---- settings given before the library loaded ----
+ *
+ * Until the library is loaded, PostgreSQL keeps `SET bloomfilter.x = v`
+ * (and postgresql.conf's, ALTER DATABASE's, a connection's options) as text
+ * it cannot check.  When a Define*Variable below takes such a placeholder
+ * over, PostgreSQL applies its value and, if the value is refused, says why
+ * in a WARNING and keeps the setting's default (or the value before it):
+ * the user's value is gone.  One more WARNING says so, naming the setting,
+ * the value refused and the value in force.
+ */
+static const char *const bf_setting_names[] = {
+	"bloomfilter.default_fpr",
+	"bloomfilter.agg_max_capacity",
+	"bloomfilter.simd",
+	"bloomfilter.join_pushdown",
+	"bloomfilter.join_pushdown_min_rows",
+	"bloomfilter.join_pushdown_max_fraction",
+};
+#define BF_NSETTINGS lengthof(bf_setting_names)
+
+/* The placeholders' values, before the settings are defined. */
+static void
+placeholders_before(char **before)
+{
+	int			i;
+
+	for (i = 0; i < (int) BF_NSETTINGS; i++)
+	{
+		const char *v = GetConfigOption(bf_setting_names[i], true, false);
+
+		before[i] = v ? MemoryContextStrdup(TopMemoryContext, v) : NULL;
+	}
+}
+
+/* Warn of each placeholder value the definition refused. */
+static void
+placeholders_check(char **before)
+{
+	int			i;
+
+	for (i = 0; i < (int) BF_NSETTINGS; i++)
+	{
+		if (before[i] == NULL)
+			continue;
+		/* the check SET makes, changing nothing, saying nothing: 0 if refused */
+		if (set_config_option(bf_setting_names[i], before[i], PGC_USERSET,
+							  PGC_S_SESSION, GUC_ACTION_SET, false, DEBUG5,
+							  false) == 0)
+			ereport(WARNING,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s = '%s', given before bloomfilter was loaded, is refused: the setting is %s",
+							bf_setting_names[i], before[i],
+							GetConfigOption(bf_setting_names[i], false, false)),
+					 errhint("Set it again now that the library is loaded (pg_settings gives its range), or load the library before setting it: LOAD 'bloomfilter', or preload it.")));
+		pfree(before[i]);
+	}
 }
 
 void		_PG_init(void);
@@ -94,6 +166,9 @@ void		_PG_init(void);
 void
 _PG_init(void)
 {
+	char	   *before[BF_NSETTINGS];
+
+	placeholders_before(before);
 	DefineCustomRealVariable("bloomfilter.default_fpr",
 							 "False-positive rate of the filters automatic Bloom-joins build (bloomfilter.join_pushdown).",
 							 "A planner setting: no function's result depends on it. bloom_agg(x) always sizes for 1%; bloom_agg(x, fpr) takes another rate.",
@@ -137,6 +212,7 @@ _PG_init(void)
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 	MarkGUCPrefixReserved("bloomfilter");
+	placeholders_check(before);
 
 	/*
 	 * The planner hook only when the library is loaded at start: by

@@ -25,12 +25,14 @@
 
 #include "bloomfilter.h"
 
+#include "foreign/foreign.h"
 #include "nodes/pathnodes.h"
 
 /* The extension's objects, looked up once per query level. */
 typedef struct BloomObjects
 {
 	Oid			extoid;
+	char	   *nspname;		/* its schema's name */
 	Oid			bftype;			/* bloomfilter */
 	Oid			aggfn;			/* bloom_agg(anyelement, float8) */
 	Oid			probe_op;		/* <@(anycompatible, bloomfilter) */
@@ -83,10 +85,49 @@ rel_rte(PlannerInfo *root, RelOptInfo *rel)
 	return root->simple_rte_array[rel->relid];
 }
 
+/* ---- bf_autojoin.c ---- */
+
+/* Does every text of a database of encoding enc convert to UTF-8? */
+extern bool bloom_autojoin_encoding_converts(int enc);
+
+/* Are keys of type typid hashed from bytes other than text? */
+extern bool bloom_autojoin_key_is_binary(Oid typid);
+
+/* Does a remote column of base type typnsp.typname hash as ftype? */
+extern bool bloom_autojoin_remote_type_fits(Oid ftype, Oid collation,
+											const char *typnsp,
+											const char *typname);
+
 /*
  * ---- bf_autojoin_plan.c ----
  * (bf_autojoin.c calls it; it calls bf_autojoin_size.c; nothing calls back)
  */
+
+/*
+ * What bloom_autojoin_walk_foreign_scans() does at each foreign scan: rel is
+ * a foreign table that ships bloomfilter, tuple_cost its server's
+ * fdw_tuple_cost, arg what the caller passed, translated to rel by descend
+ * (if given).  Returns whether rel's size or paths changed.
+ */
+typedef bool (*ForeignScanAction) (PlannerInfo *root, RelOptInfo *rel,
+								   double tuple_cost, void *arg);
+
+/* arg, given for parent, made for one of its members */
+typedef void *(*ForeignScanDescend) (PlannerInfo *root, AppendRelInfo *appinfo,
+									 void *arg);
+
+/*
+ * The foreign scans a filter on rel would go to: rel itself, or its members
+ * at any depth, each a foreign table that ships bloomfilter.
+ */
+extern bool bloom_autojoin_walk_foreign_scans(PlannerInfo *root, RelOptInfo *rel,
+											  const BloomObjects *bo,
+											  ForeignScanAction action,
+											  ForeignScanDescend descend,
+											  void *arg);
+
+/* The user a foreign scan connects as. */
+extern Oid	bloom_autojoin_scan_user(PlannerInfo *root, RelOptInfo *rel);
 
 /* Is a filter's subquery being planned (the hook leaves it alone)? */
 extern bool bloom_autojoin_planning_filter(void);
@@ -95,6 +136,7 @@ extern bool bloom_autojoin_restriction_copyable(RestrictInfo *rinfo,
 												RelOptInfo *orel);
 extern bool bloom_autojoin_size_unanalyzed(PlannerInfo *root, RelOptInfo *rel,
 										   const BloomObjects *bo);
+
 
 extern void bloom_autojoin_remote_share(PlannerInfo *root, RelOptInfo *rel,
 										const BloomObjects *bo, RemoteShare *rs);
@@ -107,7 +149,48 @@ extern PlannerInfo *bloom_autojoin_plan_filter_query(PlannerInfo *root,
 extern void bloom_autojoin_apply_filter(PlannerInfo *root, const BloomObjects *bo,
 										BloomFilterPlan *fp, List *done);
 
-/* ---- bf_autojoin_size.c ---- */
+/* ---- bf_autojoin_size.c and bf_autojoin_remote.c ---- */
+
+/* A remote column: its name and its base type's schema and name. */
+typedef struct RemoteColumn
+{
+	char		name[NAMEDATALEN];
+	char		typnsp[NAMEDATALEN];
+	char		typname[NAMEDATALEN];
+} RemoteColumn;
+
+/* What the remote of a foreign table told (bf_autojoin_remote.c). */
+typedef struct RemoteFacts
+{
+	bool		size_known;
+	double		tuples;
+	double		pages;
+	char		size_why[128];	/* if not size_known */
+	char		ext_schema[NAMEDATALEN];	/* "" if bloomfilter is not there */
+	int			encoding;		/* the remote database's, or -1 if unknown */
+	int			ncolumns;
+	RemoteColumn *columns;
+} RemoteFacts;
+
+/*
+ * What the remote of a foreign table is, asked as userid (cached per table
+ * and user): NULL, with *why, when it cannot be known now.
+ */
+extern const RemoteFacts *bloom_remote_facts(Oid ftrelid, Oid userid, Oid serverid,
+											 const char **why);
+
+/* May the scan's user read rel (else nothing is asked)? */
+extern bool bloom_autojoin_may_ask(PlannerInfo *root, RelOptInfo *rel);
+
+/* Can every foreign scan of a filter on frel's fvar run its probe? */
+extern bool bloom_autojoin_remote_fits(PlannerInfo *root, RelOptInfo *frel,
+									   const BloomObjects *bo, Var *fvar);
+
+/* One question over a connection of its own (bf_autojoin_remote.c). */
+extern bool bloom_remote_ask(Oid serverid, UserMapping *um, const char *qualified,
+							 double density, int bound_ms, MemoryContext cxt,
+							 RemoteFacts *facts, char *why, size_t whylen);
+
 
 /*
  * The size of a never-analyzed foreign table, asked of its remote server
