@@ -94,7 +94,7 @@ fi
 deps() {
 	local p missing=()
 	for p in build-essential liblz4-dev libzstd-dev libkrb5-dev libselinux1-dev libxslt1-dev \
-		libpam0g-dev libssl-dev libreadline-dev "postgresql-server-dev-$major"; do
+		libpam0g-dev libssl-dev libreadline-dev libicu-dev "postgresql-server-dev-$major"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 	done
 	[ ${#missing[@]} = 0 ] && return 0
@@ -105,9 +105,17 @@ deps() {
 	say "installing ${missing[*]}"
 	# apt waits for another dpkg of this machine (or chroot) to finish
 	local apt=(apt-get -y -q --no-install-recommends -o DPkg::Lock::Timeout=1200)
-	DEBIAN_FRONTEND=noninteractive "${apt[@]}" install "${missing[@]}" >/dev/null 2>&1 ||
-		{ apt-get -q -o DPkg::Lock::Timeout=1200 update >/dev/null &&
-			DEBIAN_FRONTEND=noninteractive "${apt[@]}" install "${missing[@]}"; }
+	export DEBIAN_FRONTEND=noninteractive
+	"${apt[@]}" install "${missing[@]}" >/dev/null 2>&1 && return 0
+	apt-get -q -o DPkg::Lock::Timeout=1200 update >/dev/null || true
+	"${apt[@]}" install "${missing[@]}" >/dev/null 2>&1 && return 0
+	# one at a time: an archive in transition (sid) may lack one of them,
+	# and the build may not need it
+	unavailable=()
+	for p in "${missing[@]}"; do
+		"${apt[@]}" install "$p" >/dev/null 2>&1 || unavailable+=("$p")
+	done
+	say "cannot install ${unavailable[*]}; building without"
 }
 
 # Patches a release for the server it is built against, as little as can
@@ -151,6 +159,9 @@ build() {
 		make install DESTDIR="$work/stage"
 	) >"$entry.log" 2>&1 || {
 		tail -n 30 "$entry.log" >&2
+		if [ ${#unavailable[@]} -gt 0 ]; then
+			not_tested "the build of Citus $CITUS_VERSION failed without ${unavailable[*]}, which Debian cannot install here (log: $entry.log)"
+		fi
 		echo "citus.sh: building Citus $CITUS_VERSION for $server FAILED (log: $entry.log)" >&2
 		return 1
 	}
@@ -176,6 +187,7 @@ build() {
 	trap - EXIT
 }
 
+unavailable=()
 mkdir -p "$CITUS_CACHE"
 exec 9>"$CITUS_CACHE/$key.lock"
 flock 9
