@@ -45,7 +45,7 @@ set -euo pipefail
 CHROOT_ROOT=${CHROOT_ROOT:-/work/chroots}
 # what test/citus.sh needs to build Citus (installed by prepare, so that a
 # test run needs no network)
-citus_deps="liblz4-dev libzstd-dev libkrb5-dev libselinux1-dev libxslt1-dev libpam0g-dev libssl-dev libreadline-dev libicu-dev"
+citus_deps="liblz4-dev libzstd-dev libkrb5-dev libselinux1-dev libxslt1-dev libpam0g-dev libssl-dev libreadline-dev libicu-dev libcurl4-openssl-dev"
 DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 here=$(cd "$(dirname "$0")/.." && pwd)
 

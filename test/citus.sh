@@ -90,11 +90,21 @@ if [ ! -f "$tarball" ]; then
 	not_tested "no $tarball and no Citus installed in $sharedir"
 fi
 
-# Citus's build dependencies, from Debian (configure --without-libcurl)
+# Without libcurl (Citus's anonymous usage statistics), unless the server
+# was built with it: PostgreSQL 18's pg_config.h defines HAVE_LIBCURL (for
+# OAuth), which Citus reads as its own and then needs curl's headers and
+# library.
+with_curl=
+if grep -q '^#define HAVE_LIBCURL 1' "$("$PG_CONFIG" --includedir-server)/pg_config.h" 2>/dev/null; then
+	with_curl=1
+fi
+
+# Citus's build dependencies, from Debian
 deps() {
 	local p missing=()
 	for p in build-essential liblz4-dev libzstd-dev libkrb5-dev libselinux1-dev libxslt1-dev \
-		libpam0g-dev libssl-dev libreadline-dev libicu-dev "postgresql-server-dev-$major"; do
+		libpam0g-dev libssl-dev libreadline-dev libicu-dev ${with_curl:+libcurl4-openssl-dev} \
+		"postgresql-server-dev-$major"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 	done
 	[ ${#missing[@]} = 0 ] && return 0
@@ -154,7 +164,11 @@ build() {
 	say "building Citus $CITUS_VERSION for $server (make -j$jobs; log in $entry.log)"
 	(
 		cd "$src"
-		./configure --without-libcurl PG_CONFIG="$PG_CONFIG"
+		if [ -n "$with_curl" ]; then
+			./configure PG_CONFIG="$PG_CONFIG"
+		else
+			./configure --without-libcurl PG_CONFIG="$PG_CONFIG"
+		fi
 		make -j"$jobs"
 		make install DESTDIR="$work/stage"
 	) >"$entry.log" 2>&1 || {

@@ -59,7 +59,7 @@ echo "== Citus $(sed -n "s/^default_version *= *'\(.*\)'/\1/p" "$sharedir/extens
 
 conf=("shared_preload_libraries = 'citus'" "max_parallel_workers_per_gather = 0" "jit = off"
 	"work_mem = '256MB'" "max_wal_size = '4GB'" "citus.node_conninfo = 'sslmode=prefer'"
-	"max_prepared_transactions = 20")
+	"max_prepared_transactions = 20" "citus.enable_statistics_collection = off")
 for c in coord w1 w2; do
 	bench_cluster_start "$c" "${conf[@]}"
 	psql_at "${bench_port[$c]}" -c 'CREATE EXTENSION citus' >/dev/null

@@ -49,6 +49,7 @@ max_parallel_workers_per_gather = 0
 citus.shard_count = 8
 citus.node_conninfo = 'sslmode=prefer'
 citus.enable_repartition_joins = on
+citus.enable_statistics_collection = off
 max_prepared_transactions = 20
 });
 	$node->start;
