@@ -70,7 +70,7 @@ for my $w (@workers)
 		"SELECT citus_add_node('127.0.0.1', " . $w->port . ')');
 }
 # created on the coordinator once the workers are in: Citus creates the
-# extension on every worker (and on any worker added later)
+# extension on every worker
 $coord->safe_psql('postgres', 'CREATE EXTENSION bloomfilter');
 for my $w (@workers)
 {
