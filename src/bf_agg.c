@@ -1,10 +1,11 @@
 /*
  * bf_agg.c
  *		Aggregates: bloom_agg (self-sizing or explicitly sized),
- *		bloom_union_agg and bloom_intersect_agg, with combine, serialize and
- *		deserialize functions for parallel aggregation.
+ *		bloom_union_agg and bloom_intersect_agg, with the combine function
+ *		and the encoding of their partial states (parallel plans, Citus).
  *
- * The transition state is an "internal" struct updated in place: returning
+ * The transition state is a struct updated in place, inside a
+ * bloomfilter_aggstate expanded object (src/bf_aggstate_type.c): returning
  * a bloomfilter datum from each transition would make the executor copy
  * the whole filter on every row.
  *
@@ -43,6 +44,7 @@
 #include "bf_agg_state.h"
 
 #include "bf_aggstate.h"
+#include "bf_aggstate_type.h"
 
 #include "lib/stringinfo.h"
 #include "utils/memutils.h"
@@ -52,8 +54,6 @@ PG_FUNCTION_INFO_V1(bloomfilter_auto_agg_trans);
 PG_FUNCTION_INFO_V1(bloomfilter_auto_agg_trans_fpr);
 PG_FUNCTION_INFO_V1(bloomfilter_agg_final);
 PG_FUNCTION_INFO_V1(bloomfilter_agg_combine);
-PG_FUNCTION_INFO_V1(bloomfilter_agg_serialize);
-PG_FUNCTION_INFO_V1(bloomfilter_agg_deserialize);
 PG_FUNCTION_INFO_V1(bloomfilter_union_agg_trans);
 PG_FUNCTION_INFO_V1(bloomfilter_intersect_agg_trans);
 PG_FUNCTION_INFO_V1(bloomfilter_intersect_agg_combine);
@@ -154,13 +154,14 @@ agg_cache(FunctionCallInfo fcinfo, bool auto_sized)
 Datum
 bloomfilter_agg_trans(PG_FUNCTION_ARGS)
 {
-	BloomAggState *st = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
+	BfasState  *e = bfas_trans_arg(fcinfo, 0, BFAS_KIND_BLOOM, "bloomfilter_agg_trans");
+	BloomAggState *st = e ? (BloomAggState *) e->state : NULL;
 	BloomAggCache *c = agg_cache(fcinfo, false);
 
 	/* the aggregate context is looked up (and checked) once, at creation */
 	if (st == NULL)
 	{
-		MemoryContext aggctx = bloom_agg_context(fcinfo, "bloomfilter_agg_trans");
+		MemoryContext aggctx;
 		int64		capacity;
 		double		fpr;
 		uint64		nbits;
@@ -173,8 +174,18 @@ bloomfilter_agg_trans(PG_FUNCTION_ARGS)
 		capacity = PG_GETARG_INT64(2);
 		fpr = PG_GETARG_FLOAT8(3);
 		bloom_size_for(BF_LAYOUT_BLOCKED, capacity, fpr, &nbits, &hashes);
+		e = bfas_new(bloom_agg_context(fcinfo, "bloomfilter_agg_trans"), BFAS_KIND_BLOOM);
+		aggctx = bfas_context(e);
 		st = bfagg_state_new(aggctx);
 		bfagg_state_set_filter(aggctx, st, BF_LAYOUT_BLOCKED, hashes, 0, nbits);
+		e->state = st;
+	}
+	else if (unlikely(st->auto_sized))
+	{
+		/* only a state from outside (an initial condition) can be */
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bloomfilter_aggstate of a self-sizing bloom_agg cannot be the state of bloom_agg(x, capacity, fpr)")));
 	}
 
 	if (!PG_ARGISNULL(1))
@@ -188,14 +199,15 @@ bloomfilter_agg_trans(PG_FUNCTION_ARGS)
 			bfagg_state_flush(st);
 		/* bf_insert_batch counts the adds as it inserts */
 	}
-	PG_RETURN_POINTER(st);
+	BFAS_RETURN(e);
 }
 
 /* bloom_agg(x) transition: self-sizing. */
 Datum
 bloomfilter_auto_agg_trans(PG_FUNCTION_ARGS)
 {
-	BloomAggState *st = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
+	BfasState  *e = bfas_trans_arg(fcinfo, 0, BFAS_KIND_BLOOM, "bloomfilter_auto_agg_trans");
+	BloomAggState *st = e ? (BloomAggState *) e->state : NULL;
 	BloomAggCache *c = agg_cache(fcinfo, true);
 	BloomKeyType *kt;
 	uint64		h;
@@ -203,15 +215,26 @@ bloomfilter_auto_agg_trans(PG_FUNCTION_ARGS)
 	/* the aggregate context is looked up (and checked) once, at creation */
 	if (st == NULL)
 	{
-		st = bfagg_state_new(bloom_agg_context(fcinfo, "bloomfilter_auto_agg_trans"));
+		e = bfas_new(bloom_agg_context(fcinfo, "bloomfilter_auto_agg_trans"),
+					 BFAS_KIND_BLOOM);
+		st = bfagg_state_new(bfas_context(e));
 		st->auto_sized = true;
 		st->fpr = c->fpr;
 		st->hashes = c->hashes;
 		st->max_nblocks = c->max_nblocks;
 		st->buf_max = c->buf_max;
+		e->state = st;
+	}
+	else if (unlikely(!st->auto_sized || st->fpr != c->fpr ||
+					  st->hashes != c->hashes || st->max_nblocks != c->max_nblocks))
+	{
+		/* only a state from outside (an initial condition) can differ */
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bloomfilter_aggstate was not made by this self-sizing aggregate")));
 	}
 	if (PG_ARGISNULL(1))
-		PG_RETURN_POINTER(st);
+		BFAS_RETURN(e);
 
 	kt = agg_key(fcinfo, c);
 	h = bloom_hash_fast(kt, PG_GETARG_DATUM(1), 0);
@@ -232,7 +255,7 @@ bloomfilter_auto_agg_trans(PG_FUNCTION_ARGS)
 		if (st->filter == NULL)
 		{
 			st->keys[st->nkeys++] = h;
-			PG_RETURN_POINTER(st);
+			BFAS_RETURN(e);
 		}
 		/* the buffer just gave way to the filter, which counted the row */
 		st->view.added--;
@@ -241,14 +264,14 @@ bloomfilter_auto_agg_trans(PG_FUNCTION_ARGS)
 	st->pending[st->npending++] = h;
 	if (st->npending == BF_AGG_PENDING)
 		bfagg_state_flush(st);
-	PG_RETURN_POINTER(st);
+	BFAS_RETURN(e);
 }
 
 /*
  * The self-sizing transition at rate fpr instead of bloom_agg(x)'s 1%
- * (sbloom_agg builds its first sub-filter this way).  The final, combine,
- * serialize and deserialize functions are bloom_agg's: the rate travels in
- * the state.
+ * (sbloom_agg builds its first sub-filter this way).  The final and
+ * combine functions and the state's encoding are bloom_agg's: the rate
+ * travels in the state.
  */
 Datum
 bloom_auto_agg_trans_at(FunctionCallInfo fcinfo, double fpr)
@@ -384,9 +407,9 @@ auto_final(BloomAggState *st, bool *warned)
  * warn every time the cap is met).
  */
 struct varlena *
-bloom_agg_result(Datum state, bool *warned)
+bloom_agg_result(void *state, bool *warned)
 {
-	BloomAggState *st = (BloomAggState *) DatumGetPointer(state);
+	BloomAggState *st = (BloomAggState *) state;
 	struct varlena *out;
 
 	if (st->auto_sized)
@@ -406,8 +429,9 @@ Datum
 bloomfilter_agg_final(PG_FUNCTION_ARGS)
 {
 	bool	   *warned = NULL;
+	BloomAggState *st = bfas_read_arg(fcinfo, 0, BFAS_KIND_BLOOM);
 
-	if (PG_ARGISNULL(0))
+	if (st == NULL)
 		PG_RETURN_NULL();
 	/* once per aggregate: a flag in the final function's own cache */
 	if (fcinfo->flinfo != NULL)
@@ -417,7 +441,7 @@ bloomfilter_agg_final(PG_FUNCTION_ARGS)
 				MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(bool));
 		warned = (bool *) fcinfo->flinfo->fn_extra;
 	}
-	PG_RETURN_POINTER(bloom_agg_result(PG_GETARG_DATUM(0), warned));
+	PG_RETURN_POINTER(bloom_agg_result(st, warned));
 }
 
 /* ---- combine ---- */
@@ -425,27 +449,33 @@ bloomfilter_agg_final(PG_FUNCTION_ARGS)
 static Datum
 combine(FunctionCallInfo fcinfo, bool is_union)
 {
-	MemoryContext aggctx = bloom_agg_context(fcinfo, "bloomfilter_agg_combine");
-	BloomAggState *s1 = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
-	BloomAggState *s2 = PG_ARGISNULL(1) ? NULL : (BloomAggState *) PG_GETARG_POINTER(1);
+	const char *fname = is_union ? "bloomfilter_agg_combine" : "bloomfilter_intersect_agg_combine";
+	BfasState  *e = bfas_trans_arg(fcinfo, 0, BFAS_KIND_BLOOM, fname);
+	BloomAggState *s2 = bfas_read_arg(fcinfo, 1, BFAS_KIND_BLOOM);
+	BloomAggState *s1;
 
 	if (s2 == NULL)
 	{
 		/* a NULL pointer is not a NULL datum: say NULL explicitly */
-		if (s1 == NULL)
+		if (e == NULL)
 			PG_RETURN_NULL();
-		PG_RETURN_POINTER(s1);
+		BFAS_RETURN(e);
 	}
-	if (s1 == NULL)
-		PG_RETURN_POINTER(bfagg_state_copy(aggctx, s2));
+	if (e == NULL)
+	{
+		e = bfas_new(bloom_agg_context(fcinfo, fname), BFAS_KIND_BLOOM);
+		e->state = bfagg_state_copy(bfas_context(e), s2);
+		BFAS_RETURN(e);
+	}
+	s1 = e->state;
 	if (s1->auto_sized || s2->auto_sized)
-		bfagg_auto_combine(aggctx, s1, s2);
+		bfagg_auto_combine(bfas_context(e), s1, s2);
 	else
 	{
 		bfagg_state_sync(s2);
-		bfagg_state_merge(aggctx, s1, &s2->view, s2, is_union);
+		bfagg_state_merge(bfas_context(e), s1, &s2->view, s2, is_union);
 	}
-	PG_RETURN_POINTER(s1);
+	BFAS_RETURN(e);
 }
 
 /* Combine for bloom_agg and bloom_union_agg: the OR of the states. */
@@ -461,11 +491,12 @@ bloomfilter_intersect_agg_combine(PG_FUNCTION_ARGS)
 	return combine(fcinfo, false);
 }
 
-/* ---- serialize / deserialize ---- */
+/* ---- the encoding of a state ---- */
 
 /*
- * The partial-state wire format (tags 'F', 'S', 'B', 'A') is the core's:
+ * The partial-state format (tags 'F', 'S', 'B', 'A') is the core's:
  * src/core/bf_aggstate.c writes and validates it, FORMAT.md describes it.
+ * It is the payload of a bloomfilter_aggstate of kind 'b'.
  */
 StaticAssertDecl((VARHDRSZ + BFA_BUCKETED_HEAD) % sizeof(uint64) == 0,
 				 "hashes of a 'B' state must be aligned");
@@ -507,7 +538,7 @@ buf_dedup_estimated(BloomAggState *st, const uint8 *regs)
  * A self-sizing buffer (the buffer and any runs) as a 'B' state: sketched
  * if it was not, without most repeated hashes, and in bucket order, which
  * is most of the final function's work, done here by each worker of a
- * parallel plan.
+ * parallel plan (or of a Citus cluster).
  */
 static bytea *
 serialize_bucketed(BloomAggState *st)
@@ -558,8 +589,8 @@ serialize_bucketed(BloomAggState *st)
 
 	/*
 	 * The runs' buckets are already in order; the buffer is scattered.  (A
-	 * state is serialized only by the partial aggregation that built it:
-	 * its runs, if any, are its own, never the bytes of another state.)
+	 * state is encoded only from a bloomfilter_aggstate object, whose runs
+	 * are its own, never the bytes of another state: bfagg_decode(own).)
 	 */
 	for (int r = 0; r < st->nruns; r++)
 	{
@@ -580,16 +611,20 @@ serialize_bucketed(BloomAggState *st)
 	return out;
 }
 
-Datum
-bloomfilter_agg_serialize(PG_FUNCTION_ARGS)
+/*
+ * The payload of a state of kind 'b'.  The state stays valid (a buffer may
+ * lose repeated hashes and be sketched, which changes nothing it gives).
+ */
+bytea *
+bfagg_encode(void *state)
 {
-	BloomAggState *st = (BloomAggState *) PG_GETARG_POINTER(0);
+	BloomAggState *st = (BloomAggState *) state;
 	bytea	   *out;
 	bfa_target	t;
 
 	if (st->auto_sized && st->filter == NULL &&
 		(st->nruns > 0 || st->nkeys >= BF_AGG_RUN_MIN))
-		PG_RETURN_BYTEA_P(serialize_bucketed(st));
+		return serialize_bucketed(st);
 
 	state_target(st, &t);
 	if (st->auto_sized && st->filter == NULL)
@@ -616,7 +651,7 @@ bloomfilter_agg_serialize(PG_FUNCTION_ARGS)
 		memcpy((uint8 *) VARDATA(out) + hlen, VARDATA(st->filter), len);
 		bf_seal((uint8 *) VARDATA(out) + hlen, len);
 	}
-	PG_RETURN_BYTEA_P(out);
+	return out;
 }
 
 static void
@@ -627,16 +662,20 @@ bad_state(const char *why)
 			 errmsg("invalid serialized bloom_agg state: %s", why)));
 }
 
-/* Deserialize: validated like every other way bytes come in. */
-Datum
-bloomfilter_agg_deserialize(PG_FUNCTION_ARGS)
+/*
+ * A state from its payload, validated like every other way bytes come in.
+ * Without own, the hashes of a 'B' payload are read in place (the caller
+ * keeps data alive as long as the state, and the combine function copies
+ * them where they are kept).
+ */
+void *
+bfagg_decode(const uint8 *data, size_t len, bool own)
 {
-	bytea	   *b = PG_GETARG_BYTEA_PP(0);
 	BloomAggState *st = bfagg_state_new(CurrentMemoryContext);
 	bfa_state	s;
 	const char *why;
 
-	why = bfa_decode((const uint8 *) VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b), &s);
+	why = bfa_decode(data, len, &s);
 	if (why != NULL)
 		bad_state(why);
 	if (s.tag != BFA_TAG_FILTER)
@@ -690,10 +729,12 @@ bloomfilter_agg_deserialize(PG_FUNCTION_ARGS)
 				st->runs = run;
 				st->nruns = st->maxruns = 1;
 				st->nrunkeys = run->nkeys;
+				if (own)
+					bfagg_state_own_runs(st);
 				break;
 			}
 	}
-	PG_RETURN_POINTER(st);
+	return st;
 }
 
 /* ---- bloom_union_agg, bloom_intersect_agg ---- */
@@ -701,26 +742,34 @@ bloomfilter_agg_deserialize(PG_FUNCTION_ARGS)
 static Datum
 filter_agg_trans(FunctionCallInfo fcinfo, bool is_union)
 {
-	MemoryContext aggctx = bloom_agg_context(fcinfo, is_union ? "bloom_union_agg" : "bloom_intersect_agg");
-	BloomAggState *st = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
+	const char *fname = is_union ? "bloom_union_agg" : "bloom_intersect_agg";
+	BfasState  *e = bfas_trans_arg(fcinfo, 0, BFAS_KIND_BLOOM, fname);
+	BloomAggState *st;
 	struct varlena *f;
 	bf_view		g;
 
 	if (PG_ARGISNULL(1))
 	{
-		if (st == NULL)
+		if (e == NULL)
 			PG_RETURN_NULL();
-		PG_RETURN_POINTER(st);
+		BFAS_RETURN(e);
 	}
 	f = bloomfilter_getarg(fcinfo, 1, &g);
-	if (st == NULL)
+	if (e == NULL)
 	{
-		st = bfagg_state_from_filter(aggctx, f);
+		e = bfas_new(bloom_agg_context(fcinfo, fname), BFAS_KIND_BLOOM);
+		st = bfagg_state_from_filter(bfas_context(e), f);
 		st->union_agg = is_union;
-		PG_RETURN_POINTER(st);
+		e->state = st;
+		BFAS_RETURN(e);
 	}
-	bfagg_state_merge(aggctx, st, &g, NULL, is_union);
-	PG_RETURN_POINTER(st);
+	st = e->state;
+	if (st->auto_sized)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bloomfilter_aggstate of a self-sizing bloom_agg cannot be the state of %s", fname)));
+	bfagg_state_merge(bfas_context(e), st, &g, NULL, is_union);
+	BFAS_RETURN(e);
 }
 
 /* bloom_union_agg(f): the union of the filters, NULLs skipped. */

@@ -78,6 +78,7 @@ extern BloomAggState *bfagg_state_from_filter(MemoryContext aggctx,
 											  const struct varlena *f);
 extern void bfagg_state_flush(BloomAggState *st);
 extern void bfagg_state_sync(BloomAggState *st);
+extern void bfagg_state_own_runs(BloomAggState *st);
 
 /* The buffer phase. */
 extern void bfagg_buf_reserve(BloomAggState *st, uint32 cap);
