@@ -413,7 +413,11 @@ bloom_agg_result(void *state, bool *warned)
 	struct varlena *out;
 
 	if (st->auto_sized)
+	{
+		/* a state decoded from a flat value may read its runs in place */
+		bfagg_state_own_runs(st);
 		return auto_final(st, warned);
+	}
 
 	bfagg_state_sync(st);
 	if (st->merged && (st->union_agg || st->folded_bits != 0))
