@@ -20,7 +20,7 @@ CORE_SRCS = src/core/bf_format.c src/core/bf_combine.c src/core/bf_estimate.c \
 	src/core/bf_batch.c src/core/bf_simd.c src/core/bf_aggstate.c src/core/bf_slice.c \
 	src/core/bf_problem.c
 GLUE_SRCS = src/bf_guc.c src/bf_io.c src/bf_report.c src/bf_encode.c src/bf_keytypes.c \
-	src/bf_keybytes.c src/bf_detoast_cache.c src/bf_ops.c src/bf_agg.c src/bf_agg_state.c src/bf_aggstate_type.c \
+	src/bf_keybytes.c src/bf_detoast_cache.c src/bf_ops.c src/bf_agg.c src/bf_agg_state.c src/bf_agg_encode.c src/bf_aggstate_type.c \
 	src/bf_index.c src/bf_gist.c src/bf_gist_keys.c src/bf_planner.c src/bf_counting.c src/bf_window.c \
 	src/bf_scalable.c src/bf_scalable_union.c \
 	src/bf_array.c src/bf_cmp.c src/bf_autojoin.c src/bf_autojoin_plan.c src/bf_autojoin_size.c src/bf_autojoin_guard.c \

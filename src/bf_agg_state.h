@@ -15,6 +15,13 @@
 #define BF_AGG_FIRST_CAP	16
 
 
+/*
+ * Buffers of at least this many hashes are encoded as a sketch and a
+ * bucketed run: smaller ones would carry more bytes of sketch and bucket
+ * counts than of hashes.
+ */
+#define BF_AGG_RUN_MIN		65536
+
 /* Hashes buffered before a batched, prefetching insert. */
 #define BF_AGG_PENDING		32
 
