@@ -50,11 +50,26 @@ if [ "$failed" -gt 0 ]; then
 	exit 1
 fi
 
+# Citus, for the Citus TAP test, is built (or taken from its cache) while
+# the unit tests, fuzzing and pg_regress run
+citus_log=$(mktemp)
+bash test/citus.sh install >"$citus_log" 2>&1 &
+citus_pid=$!
+citus() {
+	local rc=0
+	wait "$citus_pid" || rc=$?
+	cat "$citus_log"
+	rm -f "$citus_log"
+	# 3: no tarball and no installed Citus, the Citus test says so and skips
+	[ $rc = 0 ] || [ $rc = 3 ]
+}
+
 step "core unit tests (ASan/UBSan)" make check-core
 step "fuzzing the validators, text codec and filter operations (libFuzzer, 8 targets x 30 s)" \
 	env FUZZ_SECONDS="${FUZZ_SECONDS:-30}" bash test/fuzz/run.sh
 step "pg_regress" regress
 step "README examples run as shown (test/readme_test.py)" pg_virtualenv -t python3 test/readme_test.py
+step "Citus for the TAP test (test/citus.sh)" citus
 step "TAP: multi-cluster Bloom-joins, sharding, shipping, version guard" bash test/tap.sh
 
 echo "tests: $passed passed, $failed failed"
