@@ -367,6 +367,19 @@ CREATE TYPE @extschema@.bloomfilter_aggstate (
 COMMENT ON TYPE @extschema@.bloomfilter_aggstate IS
 	'Partial state of the bloomfilter aggregates (the transition type Citus ships between nodes); text form: base64 of its validated bytes';
 
+-- The polymorphic aggregates (bloom_agg, cbloom_agg, bloom_window_agg,
+-- sbloom_agg) keep the transition type internal, with these serialize and
+-- deserialize functions giving the same bytes: Citus (13.2, 14.0) cannot
+-- push down an aggregate whose argument is polymorphic (worker_partial_agg
+-- checks the argument's type against the aggregate's declared one and
+-- fails with "could not confirm type correctness"), and pulls their rows up
+-- when the transition type is internal, which works.  The state inside is
+-- the same object as with bloomfilter_aggstate.
+CREATE FUNCTION @extschema@.bloomfilter_aggstate_serialize(internal) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomfilter_aggstate_deserialize(bytea, internal) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
 -- ---------------------------------------------------------------------
 -- Aggregates
 -- ---------------------------------------------------------------------
@@ -374,14 +387,26 @@ COMMENT ON TYPE @extschema@.bloomfilter_aggstate IS
 CREATE FUNCTION @extschema@.bloomfilter_agg_trans(@extschema@.bloomfilter_aggstate, anyelement, bigint, float8)
 	RETURNS @extschema@.bloomfilter_aggstate
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomfilter_agg_trans(internal, anyelement, bigint, float8)
+	RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION @extschema@.bloomfilter_auto_agg_trans(@extschema@.bloomfilter_aggstate, anyelement)
 	RETURNS @extschema@.bloomfilter_aggstate
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomfilter_auto_agg_trans(internal, anyelement)
+	RETURNS internal
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION @extschema@.bloomfilter_agg_final(@extschema@.bloomfilter_aggstate)
 	RETURNS @extschema@.bloomfilter
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomfilter_agg_final(internal)
+	RETURNS @extschema@.bloomfilter
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION @extschema@.bloomfilter_agg_combine(@extschema@.bloomfilter_aggstate, @extschema@.bloomfilter_aggstate)
 	RETURNS @extschema@.bloomfilter_aggstate
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomfilter_agg_combine(internal, internal)
+	RETURNS internal
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION @extschema@.bloomfilter_intersect_agg_combine(@extschema@.bloomfilter_aggstate, @extschema@.bloomfilter_aggstate)
 	RETURNS @extschema@.bloomfilter_aggstate
@@ -397,9 +422,11 @@ CREATE FUNCTION @extschema@.bloomfilter_intersect_agg_trans(@extschema@.bloomfil
 -- constant: what an immutable aggregate returns never depends on a setting)
 CREATE AGGREGATE @extschema@.bloom_agg(anyelement) (
 	SFUNC = @extschema@.bloomfilter_auto_agg_trans,
-	STYPE = @extschema@.bloomfilter_aggstate,
+	STYPE = internal,
 	FINALFUNC = @extschema@.bloomfilter_agg_final,
 	COMBINEFUNC = @extschema@.bloomfilter_agg_combine,
+	SERIALFUNC = @extschema@.bloomfilter_aggstate_serialize,
+	DESERIALFUNC = @extschema@.bloomfilter_aggstate_deserialize,
 	PARALLEL = SAFE
 );
 
@@ -409,11 +436,16 @@ CREATE AGGREGATE @extschema@.bloom_agg(anyelement) (
 CREATE FUNCTION @extschema@.bloomfilter_auto_agg_trans_fpr(@extschema@.bloomfilter_aggstate, anyelement, float8)
 	RETURNS @extschema@.bloomfilter_aggstate
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomfilter_auto_agg_trans_fpr(internal, anyelement, float8)
+	RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE @extschema@.bloom_agg(anyelement, fpr float8) (
 	SFUNC = @extschema@.bloomfilter_auto_agg_trans_fpr,
-	STYPE = @extschema@.bloomfilter_aggstate,
+	STYPE = internal,
 	FINALFUNC = @extschema@.bloomfilter_agg_final,
 	COMBINEFUNC = @extschema@.bloomfilter_agg_combine,
+	SERIALFUNC = @extschema@.bloomfilter_aggstate_serialize,
+	DESERIALFUNC = @extschema@.bloomfilter_aggstate_deserialize,
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE @extschema@.bloom_agg(anyelement, float8) IS
@@ -421,9 +453,11 @@ COMMENT ON AGGREGATE @extschema@.bloom_agg(anyelement, float8) IS
 
 CREATE AGGREGATE @extschema@.bloom_agg(anyelement, capacity bigint, fpr float8) (
 	SFUNC = @extschema@.bloomfilter_agg_trans,
-	STYPE = @extschema@.bloomfilter_aggstate,
+	STYPE = internal,
 	FINALFUNC = @extschema@.bloomfilter_agg_final,
 	COMBINEFUNC = @extschema@.bloomfilter_agg_combine,
+	SERIALFUNC = @extschema@.bloomfilter_aggstate_serialize,
+	DESERIALFUNC = @extschema@.bloomfilter_aggstate_deserialize,
 	PARALLEL = SAFE
 );
 
@@ -664,29 +698,45 @@ CREATE FUNCTION @extschema@.cbloom_info(@extschema@.countingbloom,
 CREATE FUNCTION @extschema@.countingbloom_agg_trans(@extschema@.bloomfilter_aggstate, anyelement, bigint, float8)
 	RETURNS @extschema@.bloomfilter_aggstate
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.countingbloom_agg_trans(internal, anyelement, bigint, float8)
+	RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION @extschema@.countingbloom_agg_trans(@extschema@.bloomfilter_aggstate, anyelement, bigint, float8, integer)
 	RETURNS @extschema@.bloomfilter_aggstate
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.countingbloom_agg_trans(internal, anyelement, bigint, float8, integer)
+	RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION @extschema@.countingbloom_agg_final(@extschema@.bloomfilter_aggstate)
+	RETURNS @extschema@.countingbloom
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.countingbloom_agg_final(internal)
 	RETURNS @extschema@.countingbloom
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION @extschema@.countingbloom_agg_combine(@extschema@.bloomfilter_aggstate, @extschema@.bloomfilter_aggstate)
 	RETURNS @extschema@.bloomfilter_aggstate
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.countingbloom_agg_combine(internal, internal)
+	RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 -- explicitly sized, blocked, seed 0, as bloom_agg(x, capacity, fpr)
 CREATE AGGREGATE @extschema@.cbloom_agg(anyelement, capacity bigint, fpr float8) (
 	SFUNC = @extschema@.countingbloom_agg_trans,
-	STYPE = @extschema@.bloomfilter_aggstate,
+	STYPE = internal,
 	FINALFUNC = @extschema@.countingbloom_agg_final,
 	COMBINEFUNC = @extschema@.countingbloom_agg_combine,
+	SERIALFUNC = @extschema@.bloomfilter_aggstate_serialize,
+	DESERIALFUNC = @extschema@.bloomfilter_aggstate_deserialize,
 	PARALLEL = SAFE
 );
 CREATE AGGREGATE @extschema@.cbloom_agg(anyelement, capacity bigint, fpr float8, counter_bits integer) (
 	SFUNC = @extschema@.countingbloom_agg_trans,
-	STYPE = @extschema@.bloomfilter_aggstate,
+	STYPE = internal,
 	FINALFUNC = @extschema@.countingbloom_agg_final,
 	COMBINEFUNC = @extschema@.countingbloom_agg_combine,
+	SERIALFUNC = @extschema@.bloomfilter_aggstate_serialize,
+	DESERIALFUNC = @extschema@.bloomfilter_aggstate_deserialize,
 	PARALLEL = SAFE
 );
 
@@ -789,23 +839,39 @@ CREATE FUNCTION @extschema@.bloomwindow_agg_trans(@extschema@.bloomfilter_aggsta
 		interval, int, bigint, float8)
 	RETURNS @extschema@.bloomfilter_aggstate
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomwindow_agg_trans(internal, anyelement, timestamptz,
+		interval, int, bigint, float8)
+	RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION @extschema@.bloomwindow_agg_trans(@extschema@.bloomfilter_aggstate, anyelement, timestamptz,
 		interval)
 	RETURNS @extschema@.bloomfilter_aggstate
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomwindow_agg_trans(internal, anyelement, timestamptz,
+		interval)
+	RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION @extschema@.bloomwindow_agg_final(@extschema@.bloomfilter_aggstate)
+	RETURNS @extschema@.bloomwindow
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomwindow_agg_final(internal)
 	RETURNS @extschema@.bloomwindow
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION @extschema@.bloomwindow_agg_combine(@extschema@.bloomfilter_aggstate, @extschema@.bloomfilter_aggstate)
 	RETURNS @extschema@.bloomfilter_aggstate
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomwindow_agg_combine(internal, internal)
+	RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 CREATE AGGREGATE @extschema@.bloom_window_agg(key anyelement, at timestamptz,
 		width interval, buckets int, capacity bigint, fpr float8) (
 	SFUNC = @extschema@.bloomwindow_agg_trans,
-	STYPE = @extschema@.bloomfilter_aggstate,
+	STYPE = internal,
 	FINALFUNC = @extschema@.bloomwindow_agg_final,
 	COMBINEFUNC = @extschema@.bloomwindow_agg_combine,
+	SERIALFUNC = @extschema@.bloomfilter_aggstate_serialize,
+	DESERIALFUNC = @extschema@.bloomfilter_aggstate_deserialize,
 	PARALLEL = SAFE
 );
 
@@ -813,9 +879,11 @@ CREATE AGGREGATE @extschema@.bloom_window_agg(key anyelement, at timestamptz,
 CREATE AGGREGATE @extschema@.bloom_window_agg(key anyelement, at timestamptz,
 		width interval) (
 	SFUNC = @extschema@.bloomwindow_agg_trans,
-	STYPE = @extschema@.bloomfilter_aggstate,
+	STYPE = internal,
 	FINALFUNC = @extschema@.bloomwindow_agg_final,
 	COMBINEFUNC = @extschema@.bloomwindow_agg_combine,
+	SERIALFUNC = @extschema@.bloomfilter_aggstate_serialize,
+	DESERIALFUNC = @extschema@.bloomfilter_aggstate_deserialize,
 	PARALLEL = SAFE
 );
 
@@ -965,14 +1033,22 @@ CREATE FUNCTION @extschema@.sbloom_filters(@extschema@.scalablebloom,
 CREATE FUNCTION @extschema@.scalablebloom_agg_trans(@extschema@.bloomfilter_aggstate, anyelement)
 	RETURNS @extschema@.bloomfilter_aggstate
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.scalablebloom_agg_trans(internal, anyelement)
+	RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION @extschema@.scalablebloom_agg_final(@extschema@.bloomfilter_aggstate)
+	RETURNS @extschema@.scalablebloom
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.scalablebloom_agg_final(internal)
 	RETURNS @extschema@.scalablebloom
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE @extschema@.sbloom_agg(anyelement) (
 	SFUNC = @extschema@.scalablebloom_agg_trans,
-	STYPE = @extschema@.bloomfilter_aggstate,
+	STYPE = internal,
 	FINALFUNC = @extschema@.scalablebloom_agg_final,
 	COMBINEFUNC = @extschema@.bloomfilter_agg_combine,
+	SERIALFUNC = @extschema@.bloomfilter_aggstate_serialize,
+	DESERIALFUNC = @extschema@.bloomfilter_aggstate_deserialize,
 	PARALLEL = SAFE
 );
 

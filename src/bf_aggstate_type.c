@@ -27,6 +27,8 @@ PG_FUNCTION_INFO_V1(bloomfilter_aggstate_in);
 PG_FUNCTION_INFO_V1(bloomfilter_aggstate_out);
 PG_FUNCTION_INFO_V1(bloomfilter_aggstate_recv);
 PG_FUNCTION_INFO_V1(bloomfilter_aggstate_send);
+PG_FUNCTION_INFO_V1(bloomfilter_aggstate_serialize);
+PG_FUNCTION_INFO_V1(bloomfilter_aggstate_deserialize);
 
 typedef struct BfasKind
 {
@@ -291,4 +293,36 @@ bloomfilter_aggstate_send(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_BYTEA_P(bloom_type_send(&aggstate_io,
 									  PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0))));
+}
+
+/* ---- the polymorphic aggregates: the same object under internal ---- */
+
+/*
+ * bloom_agg, cbloom_agg, bloom_window_agg and sbloom_agg keep the
+ * transition type internal (see the install script: Citus cannot push a
+ * polymorphic aggregate down, and pulls its rows up when the type is
+ * internal).  Their state is the same object; a parallel worker hands the
+ * leader its bytes through these, the bytes of a bloomfilter_aggstate.
+ */
+Datum
+bloomfilter_aggstate_serialize(PG_FUNCTION_ARGS)
+{
+	Datum		d = PG_GETARG_DATUM(0);
+
+	if (our_object(d, false) == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bloomfilter_aggstate_serialize expects the state of a bloomfilter aggregate")));
+	/* flattened: the value's bytes, through the object's methods */
+	PG_RETURN_BYTEA_P(PG_DETOAST_DATUM(d));
+}
+
+/*
+ * The bytes as they are: whoever reads them (bfas_read_arg, in the combine
+ * function) validates them whole first.
+ */
+Datum
+bloomfilter_aggstate_deserialize(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_POINTER(PG_GETARG_BYTEA_PP(0));
 }
