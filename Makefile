@@ -20,7 +20,7 @@ CORE_SRCS = src/core/bf_format.c src/core/bf_combine.c src/core/bf_estimate.c \
 	src/core/bf_batch.c src/core/bf_simd.c src/core/bf_aggstate.c src/core/bf_slice.c \
 	src/core/bf_problem.c
 GLUE_SRCS = src/bf_guc.c src/bf_io.c src/bf_report.c src/bf_encode.c src/bf_keytypes.c \
-	src/bf_keybytes.c src/bf_detoast_cache.c src/bf_ops.c src/bf_agg.c src/bf_agg_state.c \
+	src/bf_keybytes.c src/bf_detoast_cache.c src/bf_ops.c src/bf_agg.c src/bf_agg_state.c src/bf_agg_encode.c src/bf_aggstate_type.c \
 	src/bf_index.c src/bf_gist.c src/bf_gist_keys.c src/bf_gist_cost.c src/bf_planner.c src/bf_counting.c src/bf_window.c \
 	src/bf_scalable.c src/bf_scalable_union.c \
 	src/bf_array.c src/bf_cmp.c src/bf_autojoin.c src/bf_autojoin_plan.c src/bf_autojoin_size.c src/bf_autojoin_guard.c src/bf_autojoin_remote.c \
@@ -31,7 +31,7 @@ OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 DATA = sql/bloomfilter--1.0.sql
 
 REGRESS = bloom_basics bloom_families bloom_combine bloom_estimates \
-	bloom_sizing bloom_fpr bloom_io bloom_errors bloom_agg \
+	bloom_sizing bloom_fpr bloom_io bloom_errors bloom_agg bloom_aggstate \
 	bloom_gist bloom_gist_memory bloom_planner bloom_security bloom_counting bloom_window \
 	bloom_scalable bloom_batch bloom_value_compare bloom_key_hashing bloom_caches \
 	bloom_slice bloom_slice_scan bloom_slice_edges bloom_comments bloom_edges bloom_hints bloom_index_choice \
@@ -66,7 +66,7 @@ include $(PGXS)
 # every object depends on the headers (PGXS tracks only the .c files)
 # (bf_core.h is an umbrella over one header per concern: every one counts)
 CORE_HDRS = $(wildcard src/core/*.h)
-$(OBJS): $(CORE_HDRS) src/bloomfilter.h src/bf_keyenc.h src/bf_index.h src/bf_gbloom.h src/bf_join_pushdown.h src/bf_compat.h src/bf_slice_private.h \
+$(OBJS): $(CORE_HDRS) src/bloomfilter.h src/bf_aggstate_type.h src/bf_keyenc.h src/bf_index.h src/bf_gbloom.h src/bf_join_pushdown.h src/bf_compat.h src/bf_slice_private.h \
 	src/bf_detoast_cache.h src/bf_report.h src/bf_sbloom.h src/bf_agg_state.h src/bf_edges.h
 
 # ---- the core on its own ----

@@ -342,35 +342,87 @@ CREATE FUNCTION @extschema@.bloom_expected_fpr(bits bigint, hashes integer, n bi
 	AS 'MODULE_PATHNAME', 'bloomfilter_expected_fpr' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 -- ---------------------------------------------------------------------
+-- The transition type of every aggregate: bloomfilter_aggstate
+-- ---------------------------------------------------------------------
+-- A real type rather than internal, so that Citus runs the aggregates on
+-- its workers and ships their partial states (which it does only for a
+-- transition type that is not a pseudo-type).  Its text form is base64 of
+-- the state's bytes (FORMAT.md, "Transition state values"); every way in
+-- validates them.  Inside an aggregate it is an expanded object updated in
+-- place, so a real type costs no copy per row.
+
+CREATE TYPE @extschema@.bloomfilter_aggstate;
+
+CREATE FUNCTION @extschema@.bloomfilter_aggstate_in(cstring) RETURNS @extschema@.bloomfilter_aggstate
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomfilter_aggstate_out(@extschema@.bloomfilter_aggstate) RETURNS cstring
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomfilter_aggstate_recv(internal) RETURNS @extschema@.bloomfilter_aggstate
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomfilter_aggstate_send(@extschema@.bloomfilter_aggstate) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE TYPE @extschema@.bloomfilter_aggstate (
+	INPUT = @extschema@.bloomfilter_aggstate_in,
+	OUTPUT = @extschema@.bloomfilter_aggstate_out,
+	RECEIVE = @extschema@.bloomfilter_aggstate_recv,
+	SEND = @extschema@.bloomfilter_aggstate_send,
+	INTERNALLENGTH = VARIABLE,
+	ALIGNMENT = double,
+	STORAGE = external
+);
+COMMENT ON TYPE @extschema@.bloomfilter_aggstate IS
+	'Partial state of the bloomfilter aggregates (the transition type Citus ships between nodes); text form: base64 of its validated bytes';
+
+-- The polymorphic aggregates (bloom_agg, cbloom_agg, bloom_window_agg,
+-- sbloom_agg) keep the transition type internal, with these serialize and
+-- deserialize functions giving the same bytes: Citus (13.2, 14.0) cannot
+-- push down an aggregate whose argument is polymorphic (worker_partial_agg
+-- checks the argument's type against the aggregate's declared one and
+-- fails with "could not confirm type correctness"), and pulls their rows up
+-- when the transition type is internal, which works.  The state inside is
+-- the same object as with bloomfilter_aggstate.
+CREATE FUNCTION @extschema@.bloomfilter_aggstate_serialize(internal) RETURNS bytea
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomfilter_aggstate_deserialize(bytea, internal) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- ---------------------------------------------------------------------
 -- Aggregates
 -- ---------------------------------------------------------------------
 
+CREATE FUNCTION @extschema@.bloomfilter_agg_trans(@extschema@.bloomfilter_aggstate, anyelement, bigint, float8)
+	RETURNS @extschema@.bloomfilter_aggstate
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION @extschema@.bloomfilter_agg_trans(internal, anyelement, bigint, float8)
 	RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomfilter_auto_agg_trans(@extschema@.bloomfilter_aggstate, anyelement)
+	RETURNS @extschema@.bloomfilter_aggstate
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION @extschema@.bloomfilter_auto_agg_trans(internal, anyelement)
 	RETURNS internal
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomfilter_agg_final(@extschema@.bloomfilter_aggstate)
+	RETURNS @extschema@.bloomfilter
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION @extschema@.bloomfilter_agg_final(internal)
 	RETURNS @extschema@.bloomfilter
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomfilter_agg_combine(@extschema@.bloomfilter_aggstate, @extschema@.bloomfilter_aggstate)
+	RETURNS @extschema@.bloomfilter_aggstate
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION @extschema@.bloomfilter_agg_combine(internal, internal)
 	RETURNS internal
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION @extschema@.bloomfilter_intersect_agg_combine(internal, internal)
-	RETURNS internal
+CREATE FUNCTION @extschema@.bloomfilter_intersect_agg_combine(@extschema@.bloomfilter_aggstate, @extschema@.bloomfilter_aggstate)
+	RETURNS @extschema@.bloomfilter_aggstate
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION @extschema@.bloomfilter_agg_serialize(internal)
-	RETURNS bytea
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION @extschema@.bloomfilter_agg_deserialize(bytea, internal)
-	RETURNS internal
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION @extschema@.bloomfilter_union_agg_trans(internal, @extschema@.bloomfilter)
-	RETURNS internal
+CREATE FUNCTION @extschema@.bloomfilter_union_agg_trans(@extschema@.bloomfilter_aggstate, @extschema@.bloomfilter)
+	RETURNS @extschema@.bloomfilter_aggstate
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION @extschema@.bloomfilter_intersect_agg_trans(internal, @extschema@.bloomfilter)
-	RETURNS internal
+CREATE FUNCTION @extschema@.bloomfilter_intersect_agg_trans(@extschema@.bloomfilter_aggstate, @extschema@.bloomfilter)
+	RETURNS @extschema@.bloomfilter_aggstate
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
 -- sized automatically for the number of distinct keys, at a 1% rate (a
@@ -380,14 +432,17 @@ CREATE AGGREGATE @extschema@.bloom_agg(anyelement) (
 	STYPE = internal,
 	FINALFUNC = @extschema@.bloomfilter_agg_final,
 	COMBINEFUNC = @extschema@.bloomfilter_agg_combine,
-	SERIALFUNC = @extschema@.bloomfilter_agg_serialize,
-	DESERIALFUNC = @extschema@.bloomfilter_agg_deserialize,
+	SERIALFUNC = @extschema@.bloomfilter_aggstate_serialize,
+	DESERIALFUNC = @extschema@.bloomfilter_aggstate_deserialize,
 	PARALLEL = SAFE
 );
 
 -- bloom_agg(x, fpr): sized automatically at the rate given (one rate for
--- every row of a group); the same state, combine, serialize and deserialize
+-- every row of a group); the same state and combine function
 -- as bloom_agg(x), so it is as deterministic whatever the plan
+CREATE FUNCTION @extschema@.bloomfilter_auto_agg_trans_fpr(@extschema@.bloomfilter_aggstate, anyelement, float8)
+	RETURNS @extschema@.bloomfilter_aggstate
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION @extschema@.bloomfilter_auto_agg_trans_fpr(internal, anyelement, float8)
 	RETURNS internal
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
@@ -396,8 +451,8 @@ CREATE AGGREGATE @extschema@.bloom_agg(anyelement, fpr float8) (
 	STYPE = internal,
 	FINALFUNC = @extschema@.bloomfilter_agg_final,
 	COMBINEFUNC = @extschema@.bloomfilter_agg_combine,
-	SERIALFUNC = @extschema@.bloomfilter_agg_serialize,
-	DESERIALFUNC = @extschema@.bloomfilter_agg_deserialize,
+	SERIALFUNC = @extschema@.bloomfilter_aggstate_serialize,
+	DESERIALFUNC = @extschema@.bloomfilter_aggstate_deserialize,
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE @extschema@.bloom_agg(anyelement, float8) IS
@@ -408,28 +463,24 @@ CREATE AGGREGATE @extschema@.bloom_agg(anyelement, capacity bigint, fpr float8) 
 	STYPE = internal,
 	FINALFUNC = @extschema@.bloomfilter_agg_final,
 	COMBINEFUNC = @extschema@.bloomfilter_agg_combine,
-	SERIALFUNC = @extschema@.bloomfilter_agg_serialize,
-	DESERIALFUNC = @extschema@.bloomfilter_agg_deserialize,
+	SERIALFUNC = @extschema@.bloomfilter_aggstate_serialize,
+	DESERIALFUNC = @extschema@.bloomfilter_aggstate_deserialize,
 	PARALLEL = SAFE
 );
 
 CREATE AGGREGATE @extschema@.bloom_union_agg(@extschema@.bloomfilter) (
 	SFUNC = @extschema@.bloomfilter_union_agg_trans,
-	STYPE = internal,
+	STYPE = @extschema@.bloomfilter_aggstate,
 	FINALFUNC = @extschema@.bloomfilter_agg_final,
 	COMBINEFUNC = @extschema@.bloomfilter_agg_combine,
-	SERIALFUNC = @extschema@.bloomfilter_agg_serialize,
-	DESERIALFUNC = @extschema@.bloomfilter_agg_deserialize,
 	PARALLEL = SAFE
 );
 
 CREATE AGGREGATE @extschema@.bloom_intersect_agg(@extschema@.bloomfilter) (
 	SFUNC = @extschema@.bloomfilter_intersect_agg_trans,
-	STYPE = internal,
+	STYPE = @extschema@.bloomfilter_aggstate,
 	FINALFUNC = @extschema@.bloomfilter_agg_final,
 	COMBINEFUNC = @extschema@.bloomfilter_intersect_agg_combine,
-	SERIALFUNC = @extschema@.bloomfilter_agg_serialize,
-	DESERIALFUNC = @extschema@.bloomfilter_agg_deserialize,
 	PARALLEL = SAFE
 );
 
@@ -663,24 +714,30 @@ CREATE FUNCTION @extschema@.cbloom_info(@extschema@.countingbloom)
 	RETURNS @extschema@.cbloom_info_result
 	AS 'MODULE_PATHNAME', 'countingbloom_info' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
+CREATE FUNCTION @extschema@.countingbloom_agg_trans(@extschema@.bloomfilter_aggstate, anyelement, bigint, float8)
+	RETURNS @extschema@.bloomfilter_aggstate
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION @extschema@.countingbloom_agg_trans(internal, anyelement, bigint, float8)
 	RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.countingbloom_agg_trans(@extschema@.bloomfilter_aggstate, anyelement, bigint, float8, integer)
+	RETURNS @extschema@.bloomfilter_aggstate
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION @extschema@.countingbloom_agg_trans(internal, anyelement, bigint, float8, integer)
 	RETURNS internal
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.countingbloom_agg_final(@extschema@.bloomfilter_aggstate)
+	RETURNS @extschema@.countingbloom
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION @extschema@.countingbloom_agg_final(internal)
 	RETURNS @extschema@.countingbloom
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.countingbloom_agg_combine(@extschema@.bloomfilter_aggstate, @extschema@.bloomfilter_aggstate)
+	RETURNS @extschema@.bloomfilter_aggstate
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION @extschema@.countingbloom_agg_combine(internal, internal)
 	RETURNS internal
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION @extschema@.countingbloom_agg_serialize(internal)
-	RETURNS bytea
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION @extschema@.countingbloom_agg_deserialize(bytea, internal)
-	RETURNS internal
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 -- explicitly sized, blocked, seed 0, as bloom_agg(x, capacity, fpr)
 CREATE AGGREGATE @extschema@.cbloom_agg(anyelement, capacity bigint, fpr float8) (
@@ -688,8 +745,8 @@ CREATE AGGREGATE @extschema@.cbloom_agg(anyelement, capacity bigint, fpr float8)
 	STYPE = internal,
 	FINALFUNC = @extschema@.countingbloom_agg_final,
 	COMBINEFUNC = @extschema@.countingbloom_agg_combine,
-	SERIALFUNC = @extschema@.countingbloom_agg_serialize,
-	DESERIALFUNC = @extschema@.countingbloom_agg_deserialize,
+	SERIALFUNC = @extschema@.bloomfilter_aggstate_serialize,
+	DESERIALFUNC = @extschema@.bloomfilter_aggstate_deserialize,
 	PARALLEL = SAFE
 );
 CREATE AGGREGATE @extschema@.cbloom_agg(anyelement, capacity bigint, fpr float8, counter_bits integer) (
@@ -697,10 +754,25 @@ CREATE AGGREGATE @extschema@.cbloom_agg(anyelement, capacity bigint, fpr float8,
 	STYPE = internal,
 	FINALFUNC = @extschema@.countingbloom_agg_final,
 	COMBINEFUNC = @extschema@.countingbloom_agg_combine,
-	SERIALFUNC = @extschema@.countingbloom_agg_serialize,
-	DESERIALFUNC = @extschema@.countingbloom_agg_deserialize,
+	SERIALFUNC = @extschema@.bloomfilter_aggstate_serialize,
+	DESERIALFUNC = @extschema@.bloomfilter_aggstate_deserialize,
 	PARALLEL = SAFE
 );
+
+-- the union of counting filters (counters summed, as cbloom_union); NULL
+-- over no filter
+CREATE FUNCTION @extschema@.countingbloom_union_agg_trans(@extschema@.bloomfilter_aggstate, @extschema@.countingbloom)
+	RETURNS @extschema@.bloomfilter_aggstate
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE @extschema@.bloom_union_agg(@extschema@.countingbloom) (
+	SFUNC = @extschema@.countingbloom_union_agg_trans,
+	STYPE = @extschema@.bloomfilter_aggstate,
+	FINALFUNC = @extschema@.countingbloom_agg_final,
+	COMBINEFUNC = @extschema@.countingbloom_agg_combine,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE @extschema@.bloom_union_agg(@extschema@.countingbloom) IS
+	'Union of the counting filters (counters summed, as cbloom_union), independent of their order';
 
 -- =====================================================================
 -- Sliding windows: the bloomwindow type (a ring of time buckets, each a
@@ -805,26 +877,34 @@ CREATE FUNCTION @extschema@.bloom_window_params(w @extschema@.bloomwindow,
 	RETURNS record
 	AS 'MODULE_PATHNAME', 'bloomwindow_params' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
+CREATE FUNCTION @extschema@.bloomwindow_agg_trans(@extschema@.bloomfilter_aggstate, anyelement, timestamptz,
+		interval, int, bigint, float8)
+	RETURNS @extschema@.bloomfilter_aggstate
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION @extschema@.bloomwindow_agg_trans(internal, anyelement, timestamptz,
 		interval, int, bigint, float8)
 	RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomwindow_agg_trans(@extschema@.bloomfilter_aggstate, anyelement, timestamptz,
+		interval)
+	RETURNS @extschema@.bloomfilter_aggstate
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION @extschema@.bloomwindow_agg_trans(internal, anyelement, timestamptz,
 		interval)
 	RETURNS internal
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomwindow_agg_final(@extschema@.bloomfilter_aggstate)
+	RETURNS @extschema@.bloomwindow
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION @extschema@.bloomwindow_agg_final(internal)
 	RETURNS @extschema@.bloomwindow
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloomwindow_agg_combine(@extschema@.bloomfilter_aggstate, @extschema@.bloomfilter_aggstate)
+	RETURNS @extschema@.bloomfilter_aggstate
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION @extschema@.bloomwindow_agg_combine(internal, internal)
 	RETURNS internal
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION @extschema@.bloomwindow_agg_serialize(internal)
-	RETURNS bytea
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION @extschema@.bloomwindow_agg_deserialize(bytea, internal)
-	RETURNS internal
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 CREATE AGGREGATE @extschema@.bloom_window_agg(key anyelement, at timestamptz,
 		width interval, buckets int, capacity bigint, fpr float8) (
@@ -832,8 +912,8 @@ CREATE AGGREGATE @extschema@.bloom_window_agg(key anyelement, at timestamptz,
 	STYPE = internal,
 	FINALFUNC = @extschema@.bloomwindow_agg_final,
 	COMBINEFUNC = @extschema@.bloomwindow_agg_combine,
-	SERIALFUNC = @extschema@.bloomwindow_agg_serialize,
-	DESERIALFUNC = @extschema@.bloomwindow_agg_deserialize,
+	SERIALFUNC = @extschema@.bloomfilter_aggstate_serialize,
+	DESERIALFUNC = @extschema@.bloomfilter_aggstate_deserialize,
 	PARALLEL = SAFE
 );
 
@@ -844,10 +924,25 @@ CREATE AGGREGATE @extschema@.bloom_window_agg(key anyelement, at timestamptz,
 	STYPE = internal,
 	FINALFUNC = @extschema@.bloomwindow_agg_final,
 	COMBINEFUNC = @extschema@.bloomwindow_agg_combine,
-	SERIALFUNC = @extschema@.bloomwindow_agg_serialize,
-	DESERIALFUNC = @extschema@.bloomwindow_agg_deserialize,
+	SERIALFUNC = @extschema@.bloomfilter_aggstate_serialize,
+	DESERIALFUNC = @extschema@.bloomfilter_aggstate_deserialize,
 	PARALLEL = SAFE
 );
+
+-- the merge of windows of one geometry, as bloom_window_agg's partial
+-- states are merged; NULL over no window
+CREATE FUNCTION @extschema@.bloomwindow_union_agg_trans(@extschema@.bloomfilter_aggstate, @extschema@.bloomwindow)
+	RETURNS @extschema@.bloomfilter_aggstate
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE AGGREGATE @extschema@.bloom_union_agg(@extschema@.bloomwindow) (
+	SFUNC = @extschema@.bloomwindow_union_agg_trans,
+	STYPE = @extschema@.bloomfilter_aggstate,
+	FINALFUNC = @extschema@.bloomwindow_agg_final,
+	COMBINEFUNC = @extschema@.bloomwindow_agg_combine,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE @extschema@.bloom_union_agg(@extschema@.bloomwindow) IS
+	'Merge of the windows (one geometry): each bucket the union of that bucket in every input, independent of their order';
 
 -- =====================================================================
 -- Scalable Bloom filters (Almeida et al.): the scalablebloom type
@@ -972,10 +1067,16 @@ CREATE FUNCTION @extschema@.sbloom_filters(@extschema@.scalablebloom,
 	AS 'MODULE_PATHNAME', 'scalablebloom_filters' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
 	ROWS 10;
 
--- sbloom_agg(x): bloom_agg's self-sizing machinery (its combine, serialize
--- and deserialize functions) at the first level's rate
+-- sbloom_agg(x): bloom_agg's self-sizing machinery (its state and combine
+-- function) at the first level's rate
+CREATE FUNCTION @extschema@.scalablebloom_agg_trans(@extschema@.bloomfilter_aggstate, anyelement)
+	RETURNS @extschema@.bloomfilter_aggstate
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION @extschema@.scalablebloom_agg_trans(internal, anyelement)
 	RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.scalablebloom_agg_final(@extschema@.bloomfilter_aggstate)
+	RETURNS @extschema@.scalablebloom
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION @extschema@.scalablebloom_agg_final(internal)
 	RETURNS @extschema@.scalablebloom
@@ -985,33 +1086,25 @@ CREATE AGGREGATE @extschema@.sbloom_agg(anyelement) (
 	STYPE = internal,
 	FINALFUNC = @extschema@.scalablebloom_agg_final,
 	COMBINEFUNC = @extschema@.bloomfilter_agg_combine,
-	SERIALFUNC = @extschema@.bloomfilter_agg_serialize,
-	DESERIALFUNC = @extschema@.bloomfilter_agg_deserialize,
+	SERIALFUNC = @extschema@.bloomfilter_aggstate_serialize,
+	DESERIALFUNC = @extschema@.bloomfilter_aggstate_deserialize,
 	PARALLEL = SAFE
 );
 
-CREATE FUNCTION @extschema@.scalablebloom_union_agg_trans(internal, @extschema@.scalablebloom)
-	RETURNS internal
+CREATE FUNCTION @extschema@.scalablebloom_union_agg_trans(@extschema@.bloomfilter_aggstate, @extschema@.scalablebloom)
+	RETURNS @extschema@.bloomfilter_aggstate
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION @extschema@.scalablebloom_union_agg_combine(internal, internal)
-	RETURNS internal
+CREATE FUNCTION @extschema@.scalablebloom_union_agg_combine(@extschema@.bloomfilter_aggstate, @extschema@.bloomfilter_aggstate)
+	RETURNS @extschema@.bloomfilter_aggstate
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION @extschema@.scalablebloom_union_agg_serialize(internal)
-	RETURNS bytea
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION @extschema@.scalablebloom_union_agg_deserialize(bytea, internal)
-	RETURNS internal
-	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION @extschema@.scalablebloom_union_agg_final(internal)
+CREATE FUNCTION @extschema@.scalablebloom_union_agg_final(@extschema@.bloomfilter_aggstate)
 	RETURNS @extschema@.scalablebloom
 	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE AGGREGATE @extschema@.bloom_union_agg(@extschema@.scalablebloom) (
 	SFUNC = @extschema@.scalablebloom_union_agg_trans,
-	STYPE = internal,
+	STYPE = @extschema@.bloomfilter_aggstate,
 	FINALFUNC = @extschema@.scalablebloom_union_agg_final,
 	COMBINEFUNC = @extschema@.scalablebloom_union_agg_combine,
-	SERIALFUNC = @extschema@.scalablebloom_union_agg_serialize,
-	DESERIALFUNC = @extschema@.scalablebloom_union_agg_deserialize,
 	PARALLEL = SAFE
 );
 

@@ -1,10 +1,11 @@
 /*
  * bf_agg.c
  *		Aggregates: bloom_agg (self-sizing or explicitly sized),
- *		bloom_union_agg and bloom_intersect_agg, with combine, serialize and
- *		deserialize functions for parallel aggregation.
+ *		bloom_union_agg and bloom_intersect_agg, with the combine function
+ *		and the encoding of their partial states (parallel plans, Citus).
  *
- * The transition state is an "internal" struct updated in place: returning
+ * The transition state is a struct updated in place, inside a
+ * bloomfilter_aggstate expanded object (src/bf_aggstate_type.c): returning
  * a bloomfilter datum from each transition would make the executor copy
  * the whole filter on every row.
  *
@@ -31,6 +32,9 @@
  * Both phases build the same bytes from the same keys, so serial, parallel,
  * sorted and hashed plans agree byte for byte.
  *
+ * The encoding of a state (what leaves the aggregate: a parallel worker's
+ * partial state, a Citus worker's) is in bf_agg_encode.c.
+ *
  * The final function's work is one pass over the buffer that sketches it
  * and counts its hashes by top byte, then, for a filter larger than the
  * caches, a scatter of the buffer into bucket order and the inserts, a
@@ -44,6 +48,7 @@
 #include "bf_edges.h"
 
 #include "bf_aggstate.h"
+#include "bf_aggstate_type.h"
 
 #include "lib/stringinfo.h"
 #include "utils/memutils.h"
@@ -53,18 +58,9 @@ PG_FUNCTION_INFO_V1(bloomfilter_auto_agg_trans);
 PG_FUNCTION_INFO_V1(bloomfilter_auto_agg_trans_fpr);
 PG_FUNCTION_INFO_V1(bloomfilter_agg_final);
 PG_FUNCTION_INFO_V1(bloomfilter_agg_combine);
-PG_FUNCTION_INFO_V1(bloomfilter_agg_serialize);
-PG_FUNCTION_INFO_V1(bloomfilter_agg_deserialize);
 PG_FUNCTION_INFO_V1(bloomfilter_union_agg_trans);
 PG_FUNCTION_INFO_V1(bloomfilter_intersect_agg_trans);
 PG_FUNCTION_INFO_V1(bloomfilter_intersect_agg_combine);
-
-/*
- * Buffers of at least this many hashes are serialized as a sketch and a
- * bucketed run: smaller ones would carry more bytes of sketch and bucket
- * counts than of hashes.
- */
-#define BF_AGG_RUN_MIN		65536
 
 /* Per call site: the key type and the parameters of self-sizing. */
 typedef struct BloomAggCache
@@ -155,13 +151,14 @@ agg_cache(FunctionCallInfo fcinfo, bool auto_sized)
 Datum
 bloomfilter_agg_trans(PG_FUNCTION_ARGS)
 {
-	BloomAggState *st = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
+	BfasState  *e = bfas_trans_arg(fcinfo, 0, BFAS_KIND_BLOOM, "bloomfilter_agg_trans");
+	BloomAggState *st = e ? (BloomAggState *) e->state : NULL;
 	BloomAggCache *c = agg_cache(fcinfo, false);
 
 	/* the aggregate context is looked up (and checked) once, at creation */
 	if (st == NULL)
 	{
-		MemoryContext aggctx = bloom_agg_context(fcinfo, "bloomfilter_agg_trans");
+		MemoryContext aggctx;
 		int64		capacity;
 		double		fpr;
 		uint64		nbits;
@@ -174,8 +171,18 @@ bloomfilter_agg_trans(PG_FUNCTION_ARGS)
 		capacity = PG_GETARG_INT64(2);
 		fpr = PG_GETARG_FLOAT8(3);
 		bloom_size_for(BF_LAYOUT_BLOCKED, capacity, fpr, &nbits, &hashes);
+		e = bfas_new(bloom_agg_context(fcinfo, "bloomfilter_agg_trans"), BFAS_KIND_BLOOM);
+		aggctx = bfas_context(e);
 		st = bfagg_state_new(aggctx);
 		bfagg_state_set_filter(aggctx, st, BF_LAYOUT_BLOCKED, hashes, 0, nbits);
+		e->state = st;
+	}
+	else if (unlikely(st->auto_sized))
+	{
+		/* only a state from outside (an initial condition) can be */
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bloomfilter_aggstate of a self-sizing bloom_agg cannot be the state of bloom_agg(x, capacity, fpr)")));
 	}
 
 	if (!PG_ARGISNULL(1))
@@ -189,14 +196,15 @@ bloomfilter_agg_trans(PG_FUNCTION_ARGS)
 			bfagg_state_flush(st);
 		/* bf_insert_batch counts the adds as it inserts */
 	}
-	PG_RETURN_POINTER(st);
+	BFAS_RETURN(e);
 }
 
 /* bloom_agg(x) transition: self-sizing. */
 Datum
 bloomfilter_auto_agg_trans(PG_FUNCTION_ARGS)
 {
-	BloomAggState *st = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
+	BfasState  *e = bfas_trans_arg(fcinfo, 0, BFAS_KIND_BLOOM, "bloomfilter_auto_agg_trans");
+	BloomAggState *st = e ? (BloomAggState *) e->state : NULL;
 	BloomAggCache *c = agg_cache(fcinfo, true);
 	BloomKeyType *kt;
 	uint64		h;
@@ -204,15 +212,26 @@ bloomfilter_auto_agg_trans(PG_FUNCTION_ARGS)
 	/* the aggregate context is looked up (and checked) once, at creation */
 	if (st == NULL)
 	{
-		st = bfagg_state_new(bloom_agg_context(fcinfo, "bloomfilter_auto_agg_trans"));
+		e = bfas_new(bloom_agg_context(fcinfo, "bloomfilter_auto_agg_trans"),
+					 BFAS_KIND_BLOOM);
+		st = bfagg_state_new(bfas_context(e));
 		st->auto_sized = true;
 		st->fpr = c->fpr;
 		st->hashes = c->hashes;
 		st->max_nblocks = c->max_nblocks;
 		st->buf_max = c->buf_max;
+		e->state = st;
+	}
+	else if (unlikely(!st->auto_sized || st->fpr != c->fpr ||
+					  st->hashes != c->hashes || st->max_nblocks != c->max_nblocks))
+	{
+		/* only a state from outside (an initial condition) can differ */
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bloomfilter_aggstate was not made by this self-sizing aggregate")));
 	}
 	if (PG_ARGISNULL(1))
-		PG_RETURN_POINTER(st);
+		BFAS_RETURN(e);
 
 	kt = agg_key(fcinfo, c);
 	h = bloom_hash_fast(kt, PG_GETARG_DATUM(1), 0);
@@ -233,7 +252,7 @@ bloomfilter_auto_agg_trans(PG_FUNCTION_ARGS)
 		if (st->filter == NULL)
 		{
 			st->keys[st->nkeys++] = h;
-			PG_RETURN_POINTER(st);
+			BFAS_RETURN(e);
 		}
 		/* the buffer just gave way to the filter, which counted the row */
 		st->view.added--;
@@ -242,14 +261,14 @@ bloomfilter_auto_agg_trans(PG_FUNCTION_ARGS)
 	st->pending[st->npending++] = h;
 	if (st->npending == BF_AGG_PENDING)
 		bfagg_state_flush(st);
-	PG_RETURN_POINTER(st);
+	BFAS_RETURN(e);
 }
 
 /*
  * The self-sizing transition at rate fpr instead of bloom_agg(x)'s 1%
- * (sbloom_agg builds its first sub-filter this way).  The final, combine,
- * serialize and deserialize functions are bloom_agg's: the rate travels in
- * the state.
+ * (sbloom_agg builds its first sub-filter this way).  The final and
+ * combine functions and the state's encoding are bloom_agg's: the rate
+ * travels in the state.
  */
 Datum
 bloom_auto_agg_trans_at(FunctionCallInfo fcinfo, double fpr)
@@ -388,13 +407,17 @@ auto_final(BloomAggState *st, bool *warned)
  * warn every time the cap is met).
  */
 struct varlena *
-bloom_agg_result(Datum state, bool *warned)
+bloom_agg_result(void *state, bool *warned)
 {
-	BloomAggState *st = (BloomAggState *) DatumGetPointer(state);
+	BloomAggState *st = (BloomAggState *) state;
 	struct varlena *out;
 
 	if (st->auto_sized)
+	{
+		/* a state decoded from a flat value may read its runs in place */
+		bfagg_state_own_runs(st);
 		return auto_final(st, warned);
+	}
 
 	bfagg_state_sync(st);
 	if (st->merged && (st->union_agg || st->folded_bits != 0))
@@ -412,8 +435,9 @@ Datum
 bloomfilter_agg_final(PG_FUNCTION_ARGS)
 {
 	bool	   *warned = NULL;
+	BloomAggState *st = bfas_read_arg(fcinfo, 0, BFAS_KIND_BLOOM);
 
-	if (PG_ARGISNULL(0))
+	if (st == NULL)
 		PG_RETURN_NULL();
 	/* once per aggregate: a flag in the final function's own cache */
 	if (fcinfo->flinfo != NULL)
@@ -423,7 +447,7 @@ bloomfilter_agg_final(PG_FUNCTION_ARGS)
 				MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(bool));
 		warned = (bool *) fcinfo->flinfo->fn_extra;
 	}
-	PG_RETURN_POINTER(bloom_agg_result(PG_GETARG_DATUM(0), warned));
+	PG_RETURN_POINTER(bloom_agg_result(st, warned));
 }
 
 /* ---- combine ---- */
@@ -431,27 +455,33 @@ bloomfilter_agg_final(PG_FUNCTION_ARGS)
 static Datum
 combine(FunctionCallInfo fcinfo, bool is_union)
 {
-	MemoryContext aggctx = bloom_agg_context(fcinfo, "bloomfilter_agg_combine");
-	BloomAggState *s1 = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
-	BloomAggState *s2 = PG_ARGISNULL(1) ? NULL : (BloomAggState *) PG_GETARG_POINTER(1);
+	const char *fname = is_union ? "bloomfilter_agg_combine" : "bloomfilter_intersect_agg_combine";
+	BfasState  *e = bfas_trans_arg(fcinfo, 0, BFAS_KIND_BLOOM, fname);
+	BloomAggState *s2 = bfas_read_arg(fcinfo, 1, BFAS_KIND_BLOOM);
+	BloomAggState *s1;
 
 	if (s2 == NULL)
 	{
 		/* a NULL pointer is not a NULL datum: say NULL explicitly */
-		if (s1 == NULL)
+		if (e == NULL)
 			PG_RETURN_NULL();
-		PG_RETURN_POINTER(s1);
+		BFAS_RETURN(e);
 	}
-	if (s1 == NULL)
-		PG_RETURN_POINTER(bfagg_state_copy(aggctx, s2));
+	if (e == NULL)
+	{
+		e = bfas_new(bloom_agg_context(fcinfo, fname), BFAS_KIND_BLOOM);
+		e->state = bfagg_state_copy(bfas_context(e), s2);
+		BFAS_RETURN(e);
+	}
+	s1 = e->state;
 	if (s1->auto_sized || s2->auto_sized)
-		bfagg_auto_combine(aggctx, s1, s2);
+		bfagg_auto_combine(bfas_context(e), s1, s2);
 	else
 	{
 		bfagg_state_sync(s2);
-		bfagg_state_merge(aggctx, s1, &s2->view, s2, is_union);
+		bfagg_state_merge(bfas_context(e), s1, &s2->view, s2, is_union);
 	}
-	PG_RETURN_POINTER(s1);
+	BFAS_RETURN(e);
 }
 
 /* Combine for bloom_agg and bloom_union_agg: the OR of the states. */
@@ -467,266 +497,39 @@ bloomfilter_intersect_agg_combine(PG_FUNCTION_ARGS)
 	return combine(fcinfo, false);
 }
 
-/* ---- serialize / deserialize ---- */
-
-/*
- * The partial-state wire format (tags 'F', 'S', 'B', 'A') is the core's:
- * src/core/bf_aggstate.c writes and validates it, FORMAT.md describes it.
- */
-StaticAssertDecl((VARHDRSZ + BFA_BUCKETED_HEAD) % sizeof(uint64) == 0,
-				 "hashes of a 'B' state must be aligned");
-
-static void
-state_target(const BloomAggState *st, bfa_target *t)
-{
-	t->fpr = st->fpr;
-	t->hashes = st->hashes;
-	t->max_nblocks = st->max_nblocks;
-	t->buf_max = st->buf_max;
-}
-
-/*
- * Drops repeated hashes from the buffer when its sketch says there are
- * many: they would otherwise travel to the leader and be inserted there
- * again.  The hash set is sized for the estimated distinct hashes, and at
- * most as large as the buffer (the memory the sort of buf_dedup takes).
- */
-static void
-buf_dedup_estimated(BloomAggState *st, const uint8 *regs)
-{
-	double		est = bf_hll_estimate(regs);
-	size_t		size = 1024;
-	uint64	   *table;
-
-	if (est > st->nkeys / 2.0)
-		return;
-	while (size < 2.5 * est + 1024)
-		size *= 2;
-	if (size > st->nkeys)
-		return;
-	table = MemoryContextAllocHuge(CurrentMemoryContext, size * sizeof(uint64));
-	st->nkeys = (uint32) bf_dedup_hashes(st->keys, st->nkeys, table, size);
-	pfree(table);
-}
-
-/*
- * A self-sizing buffer (the buffer and any runs) as a 'B' state: sketched
- * if it was not, without most repeated hashes, and in bucket order, which
- * is most of the final function's work, done here by each worker of a
- * parallel plan.
- */
-static bytea *
-serialize_bucketed(BloomAggState *st)
-{
-	uint8	   *sketch = st->hll;
-	uint32		count[BF_HASH_BUCKETS] = {0};
-	uint64		total;
-	bytea	   *out;
-	uint64	   *h;
-	size_t		pos[BF_HASH_BUCKETS];
-	bfa_target	t;
-
-	/* one pass over the buffer counts it by bucket and sketches it */
-	if (sketch != NULL)
-		bf_count_buckets(st->keys, st->nkeys, count, NULL);
-	else
-	{
-		sketch = palloc0(BF_HLL_REGISTERS);
-		bf_count_buckets(st->keys, st->nkeys, count, sketch);
-	}
-	if (st->nkeys >= BF_AGG_RUN_MIN)
-	{
-		uint32		before = st->nkeys;
-
-		buf_dedup_estimated(st, sketch);
-		if (st->nkeys != before)
-		{
-			memset(count, 0, sizeof(count));
-			bf_count_buckets(st->keys, st->nkeys, count, NULL);
-		}
-	}
-
-	total = (uint64) st->nkeys + st->nrunkeys;
-	out = palloc(VARHDRSZ + BFA_BUCKETED_HEAD + total * sizeof(uint64));
-	SET_VARSIZE(out, VARHDRSZ + BFA_BUCKETED_HEAD + total * sizeof(uint64));
-	h = (uint64 *) ((uint8 *) VARDATA(out) + BFA_BUCKETED_HEAD);
-
-	for (int r = 0; r < st->nruns; r++)
-		for (int b = 0; b < BF_HASH_BUCKETS; b++)
-			count[b] += st->runs[r].count[b];
-	state_target(st, &t);
-	bfa_encode_bucketed_head((uint8 *) VARDATA(out), &t, st->family,
-							 st->type_tag, st->added, sketch, (uint32) total,
-							 count);
-	if (sketch != st->hll)
-		pfree(sketch);
-	(void) bf_bucket_starts(count, pos);
-
-	/*
-	 * The runs' buckets are already in order; the buffer is scattered.  (A
-	 * state is serialized only by the partial aggregation that built it:
-	 * its runs, if any, are its own, never the bytes of another state.)
-	 */
-	for (int r = 0; r < st->nruns; r++)
-	{
-		const uint64 *src = st->runs[r].keys;
-
-		Assert(src != NULL);
-		for (int b = 0; b < BF_HASH_BUCKETS; b++)
-		{
-			uint32		c = st->runs[r].count[b];
-
-			memcpy(h + pos[b], src, (Size) c * sizeof(uint64));
-			pos[b] += c;
-			src += c;
-		}
-	}
-	bf_scatter_buckets(st->keys, st->nkeys, pos, h);
-	bfa_store_hashes(h, total);
-	return out;
-}
-
-Datum
-bloomfilter_agg_serialize(PG_FUNCTION_ARGS)
-{
-	BloomAggState *st = (BloomAggState *) PG_GETARG_POINTER(0);
-	bytea	   *out;
-	bfa_target	t;
-
-	if (st->auto_sized && st->filter == NULL &&
-		(st->nruns > 0 || st->nkeys >= BF_AGG_RUN_MIN))
-		PG_RETURN_BYTEA_P(serialize_bucketed(st));
-
-	state_target(st, &t);
-	if (st->auto_sized && st->filter == NULL)
-	{
-		Size		len = bfa_buffer_len(st->hll != NULL, st->nkeys);
-
-		out = palloc(VARHDRSZ + len);
-		SET_VARSIZE(out, VARHDRSZ + len);
-		bfa_encode_buffer((uint8 *) VARDATA(out), &t, st->family, st->type_tag,
-						  st->added, st->hll, st->keys, st->nkeys);
-	}
-	else
-	{
-		uint8		head[BFA_AUTO_FILTER_HEAD];
-		size_t		hlen;
-		size_t		len;
-
-		bfagg_state_sync(st);
-		len = VARSIZE(st->filter) - VARHDRSZ;
-		hlen = bfa_encode_filter_head(head, st->auto_sized, &t, st->hll);
-		out = palloc(VARHDRSZ + hlen + len);
-		SET_VARSIZE(out, VARHDRSZ + hlen + len);
-		memcpy(VARDATA(out), head, hlen);
-		memcpy((uint8 *) VARDATA(out) + hlen, VARDATA(st->filter), len);
-		bf_seal((uint8 *) VARDATA(out) + hlen, len);
-	}
-	PG_RETURN_BYTEA_P(out);
-}
-
-static void
-bad_state(const char *why)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_DATA_CORRUPTED),
-			 errmsg("invalid serialized bloom_agg state: %s", why)));
-}
-
-/* Deserialize: validated like every other way bytes come in. */
-Datum
-bloomfilter_agg_deserialize(PG_FUNCTION_ARGS)
-{
-	bytea	   *b = PG_GETARG_BYTEA_PP(0);
-	BloomAggState *st = bfagg_state_new(CurrentMemoryContext);
-	bfa_state	s;
-	const char *why;
-
-	why = bfa_decode((const uint8 *) VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b), &s);
-	if (why != NULL)
-		bad_state(why);
-	if (s.tag != BFA_TAG_FILTER)
-	{
-		st->auto_sized = true;
-		st->fpr = s.target.fpr;
-		st->hashes = s.target.hashes;
-		st->max_nblocks = s.target.max_nblocks;
-		st->buf_max = s.target.buf_max;
-		st->family = s.family;
-		st->type_tag = s.type_tag;
-		st->added = s.added;
-	}
-	if (s.sketch != NULL)
-	{
-		st->hll = palloc(BF_HLL_REGISTERS);
-		memcpy(st->hll, s.sketch, BF_HLL_REGISTERS);
-	}
-	switch (s.tag)
-	{
-		case BFA_TAG_FILTER:
-		case BFA_TAG_AUTO_FILTER:
-			st->filter = bloomfilter_from_bytes(s.filter, s.filter_len,
-												ERRCODE_DATA_CORRUPTED);
-			bloomfilter_view(st->filter, &st->view);
-			if (s.tag == BFA_TAG_AUTO_FILTER &&
-				(why = bfa_check_filter(&s.target, &st->view)) != NULL)
-				bad_state(why);
-			break;
-		case BFA_TAG_BUFFER:
-			bfagg_buf_reserve(st, Max(s.count, BF_AGG_FIRST_CAP));
-			for (uint32 j = 0; j < s.count; j++)
-				st->keys[j] = bf_load_le64(s.hashes + (size_t) j * 8);
-			st->nkeys = s.count;
-			break;
-		case BFA_TAG_BUCKETED:
-			{
-				BloomAggRun *run = palloc(sizeof(BloomAggRun));
-
-				run->nkeys = s.count;
-				for (int k = 0; k < BF_HASH_BUCKETS; k++)
-					run->count[k] = bf_load_le32(s.bucket_count + 4 * k);
-
-				/*
-				 * Not copied: the state lives in the same short-lived
-				 * context as its bytes, and the combine function copies
-				 * the hashes where they are kept.
-				 */
-				run->keys = NULL;
-				run->src = (const char *) s.hashes;
-				st->runs = run;
-				st->nruns = st->maxruns = 1;
-				st->nrunkeys = run->nkeys;
-				break;
-			}
-	}
-	PG_RETURN_POINTER(st);
-}
-
 /* ---- bloom_union_agg, bloom_intersect_agg ---- */
 
 static Datum
 filter_agg_trans(FunctionCallInfo fcinfo, bool is_union)
 {
-	MemoryContext aggctx = bloom_agg_context(fcinfo, is_union ? "bloom_union_agg" : "bloom_intersect_agg");
-	BloomAggState *st = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
+	const char *fname = is_union ? "bloom_union_agg" : "bloom_intersect_agg";
+	BfasState  *e = bfas_trans_arg(fcinfo, 0, BFAS_KIND_BLOOM, fname);
+	BloomAggState *st;
 	struct varlena *f;
 	bf_view		g;
 
 	if (PG_ARGISNULL(1))
 	{
-		if (st == NULL)
+		if (e == NULL)
 			PG_RETURN_NULL();
-		PG_RETURN_POINTER(st);
+		BFAS_RETURN(e);
 	}
 	f = bloomfilter_getarg(fcinfo, 1, &g);
-	if (st == NULL)
+	if (e == NULL)
 	{
-		st = bfagg_state_from_filter(aggctx, f);
+		e = bfas_new(bloom_agg_context(fcinfo, fname), BFAS_KIND_BLOOM);
+		st = bfagg_state_from_filter(bfas_context(e), f);
 		st->union_agg = is_union;
-		PG_RETURN_POINTER(st);
+		e->state = st;
+		BFAS_RETURN(e);
 	}
-	bfagg_state_merge(aggctx, st, &g, NULL, is_union);
-	PG_RETURN_POINTER(st);
+	st = e->state;
+	if (st->auto_sized)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bloomfilter_aggstate of a self-sizing bloom_agg cannot be the state of %s", fname)));
+	bfagg_state_merge(bfas_context(e), st, &g, NULL, is_union);
+	BFAS_RETURN(e);
 }
 
 /* bloom_union_agg(f): the union of the filters, NULLs skipped. */

@@ -99,8 +99,8 @@ run_copy_keys(uint64 *dst, const BloomAggRun *r)
 }
 
 /* Gives the runs still in serialized bytes an array of their own. */
-static void
-state_own_runs(BloomAggState *st)
+void
+bfagg_state_own_runs(BloomAggState *st)
 {
 	for (int r = 0; r < st->nruns; r++)
 		if (st->runs[r].keys == NULL)
@@ -516,7 +516,7 @@ bfagg_auto_combine(MemoryContext aggctx, BloomAggState *s1, BloomAggState *s2)
 	{
 		uint64		added = s1->view.added;
 
-		state_own_runs(s2);
+		bfagg_state_own_runs(s2);
 		bfagg_buf_insert_into(s2, &s1->view, NULL);
 		sketch_merge(s1, s2);
 		/* count rows, not the hashes just inserted */

@@ -15,6 +15,13 @@
 #define BF_AGG_FIRST_CAP	16
 
 
+/*
+ * Buffers of at least this many hashes are encoded as a sketch and a
+ * bucketed run: smaller ones would carry more bytes of sketch and bucket
+ * counts than of hashes.
+ */
+#define BF_AGG_RUN_MIN		65536
+
 /* Hashes buffered before a batched, prefetching insert. */
 #define BF_AGG_PENDING		32
 
@@ -78,6 +85,7 @@ extern BloomAggState *bfagg_state_from_filter(MemoryContext aggctx,
 											  const struct varlena *f);
 extern void bfagg_state_flush(BloomAggState *st);
 extern void bfagg_state_sync(BloomAggState *st);
+extern void bfagg_state_own_runs(BloomAggState *st);
 
 /* The buffer phase. */
 extern void bfagg_buf_reserve(BloomAggState *st, uint32 cap);

@@ -75,6 +75,7 @@
 #include "catalog/pg_collation_d.h"
 #include "catalog/pg_namespace_d.h"
 #include "catalog/pg_extension.h"
+#include "catalog/pg_namespace_d.h"
 #include "catalog/pg_type_d.h"
 #include "commands/defrem.h"
 #include "commands/extension.h"
@@ -413,6 +414,42 @@ nullable_in_left_join(PlannerInfo *root, Index relid, Relids lhs)
 	return found;
 }
 
+/*
+ * Is relid a table of Citus's metadata (distributed, reference or Citus
+ * local)?  Its rows are in its shards, on the workers or in shard tables of
+ * their own: the table the planner sees here is an empty shell, whose
+ * filter would hold no key.  Citus plans a query over such a table twice:
+ * PostgreSQL's plan of the query as written, then its distributed plan,
+ * which it runs instead; a filter is never added to the first.  Looked up
+ * in Citus's catalog pg_dist_partition, without linking to Citus.
+ */
+static bool
+is_citus_table(Oid relid)
+{
+	Oid			catalog;
+	AttrNumber	attnum;
+	Relation	rel;
+	ScanKeyData key;
+	SysScanDesc scan;
+	bool		found;
+
+	if (!OidIsValid(get_extension_oid("citus", true)))
+		return false;
+	catalog = get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE);
+	if (!OidIsValid(catalog))
+		return false;
+	attnum = get_attnum(catalog, "logicalrelid");
+	if (attnum == InvalidAttrNumber)
+		return false;
+	rel = table_open(catalog, AccessShareLock);
+	ScanKeyInit(&key, attnum, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, 1, &key);
+	found = HeapTupleIsValid(systable_getnext(scan));
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return found;
+}
+
 static void
 consider(PlannerInfo *root, RelOptInfo *frel, const RemoteShare *rs,
 		 Var *fvar, Index orelid, Expr *oexpr, List *opfamilies, Oid collation,
@@ -431,6 +468,8 @@ consider(PlannerInfo *root, RelOptInfo *frel, const RemoteShare *rs,
 		 /* said */ ;
 	else if (!other_side_ok(root, frel, c.orel))
 		why = "the other side is not one plain table scanned alone (a join of the same server, a subquery, TABLESAMPLE, security quals or a lateral reference)";
+	else if (is_citus_table(rel_rte(root, c.orel)->relid))
+		why = "the other side is a Citus table: its rows are in its shards, and Citus runs its own plan of the query";
 	else if ((why = other_key_refused(oexpr, orelid)) != NULL)
 		 /* said */ ;
 	else if (!foreign_key_ok(fvar))

@@ -16,6 +16,7 @@
 #include "bf_counting.h"
 #include "bf_edges.h"
 #include "bf_report.h"
+#include "bf_aggstate_type.h"
 
 #include "access/detoast.h"
 #include "access/htup_details.h"
@@ -39,8 +40,7 @@ PG_FUNCTION_INFO_V1(countingbloom_info);
 PG_FUNCTION_INFO_V1(countingbloom_agg_trans);
 PG_FUNCTION_INFO_V1(countingbloom_agg_final);
 PG_FUNCTION_INFO_V1(countingbloom_agg_combine);
-PG_FUNCTION_INFO_V1(countingbloom_agg_serialize);
-PG_FUNCTION_INFO_V1(countingbloom_agg_deserialize);
+PG_FUNCTION_INFO_V1(countingbloom_union_agg_trans);
 
 /* ---- datums ---- */
 
@@ -594,11 +594,12 @@ agg_sync(CbloomAggState *st)
 Datum
 countingbloom_agg_trans(PG_FUNCTION_ARGS)
 {
-	CbloomAggState *st = PG_ARGISNULL(0) ? NULL : (CbloomAggState *) PG_GETARG_POINTER(0);
+	BfasState  *e = bfas_trans_arg(fcinfo, 0, BFAS_KIND_COUNTING, "countingbloom_agg_trans");
+	CbloomAggState *st = e ? (CbloomAggState *) e->state : NULL;
 
 	if (st == NULL)
 	{
-		MemoryContext aggctx = bloom_agg_context(fcinfo, "countingbloom_agg_trans");
+		MemoryContext aggctx;
 		int			width = 4;
 		uint64		ncounters;
 		int			hashes;
@@ -614,8 +615,11 @@ countingbloom_agg_trans(PG_FUNCTION_ARGS)
 		bloom_size_for(BF_LAYOUT_BLOCKED, PG_GETARG_INT64(2), PG_GETARG_FLOAT8(3),
 					   &ncounters, &hashes);
 		check_counters_fit(ncounters, width);
+		e = bfas_new(bloom_agg_context(fcinfo, "countingbloom_agg_trans"), BFAS_KIND_COUNTING);
+		aggctx = bfas_context(e);
 		st = agg_state_of(aggctx, cbloom_make_empty(aggctx, BF_LAYOUT_BLOCKED, hashes,
 													0, ncounters, width, &v));
+		e->state = st;
 	}
 	if (!PG_ARGISNULL(1))
 	{
@@ -626,18 +630,17 @@ countingbloom_agg_trans(PG_FUNCTION_ARGS)
 			cbloom_adopt_family(&st->view, kt);
 		bfc_add_hash(&st->view, bloom_hash_fast(kt, PG_GETARG_DATUM(1), 0));
 	}
-	PG_RETURN_POINTER(st);
+	BFAS_RETURN(e);
 }
 
 Datum
 countingbloom_agg_final(PG_FUNCTION_ARGS)
 {
-	CbloomAggState *st;
+	CbloomAggState *st = bfas_read_arg(fcinfo, 0, BFAS_KIND_COUNTING);
 	struct varlena *out;
 
-	if (PG_ARGISNULL(0))
+	if (st == NULL)
 		PG_RETURN_NULL();
-	st = (CbloomAggState *) PG_GETARG_POINTER(0);
 	agg_sync(st);
 	/* copied: the state may go on changing (window aggregates) */
 	out = palloc(VARSIZE(st->filter));
@@ -646,40 +649,41 @@ countingbloom_agg_final(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(out);
 }
 
-/* Combine: the union of the partial filters, kept in s1. */
-Datum
-countingbloom_agg_combine(PG_FUNCTION_ARGS)
+/*
+ * Adds the filter of view v (of filter bytes f) to state e (a new one, in
+ * aggctx, if e is NULL): counters summed, as cbloom_union.
+ */
+static BfasState *
+agg_add(MemoryContext aggctx, BfasState *e, const struct varlena *f, bfc_view *v)
 {
-	MemoryContext aggctx = bloom_agg_context(fcinfo, "countingbloom_agg_combine");
-	CbloomAggState *s1 = PG_ARGISNULL(0) ? NULL : (CbloomAggState *) PG_GETARG_POINTER(0);
-	CbloomAggState *s2 = PG_ARGISNULL(1) ? NULL : (CbloomAggState *) PG_GETARG_POINTER(1);
+	CbloomAggState *s1;
 	uint64		ncounters;
 	bf_compat	c;
 
-	if (s2 == NULL)
+	if (e == NULL)
 	{
-		if (s1 == NULL)
-			PG_RETURN_NULL();
-		PG_RETURN_POINTER(s1);
-	}
-	agg_sync(s2);
-	if (s1 == NULL)
-	{
-		struct varlena *copy = MemoryContextAllocExtended(aggctx, VARSIZE(s2->filter),
-														  MCXT_ALLOC_HUGE);
+		struct varlena *copy;
 
-		memcpy(copy, s2->filter, VARSIZE(s2->filter));
-		PG_RETURN_POINTER(agg_state_of(aggctx, copy));
+		e = bfas_new(aggctx, BFAS_KIND_COUNTING);
+		copy = MemoryContextAllocExtended(bfas_context(e), VARHDRSZ + VARSIZE_ANY_EXHDR(f),
+										  MCXT_ALLOC_HUGE);
+		SET_VARSIZE(copy, VARHDRSZ + VARSIZE_ANY_EXHDR(f));
+		memcpy(VARDATA(copy), VARDATA_ANY(f), VARSIZE_ANY_EXHDR(f));
+		bfc_store_header((uint8 *) VARDATA(copy), v);
+		e->state = agg_state_of(bfas_context(e), copy);
+		return e;
 	}
-	c = bfc_compatible(&s1->view, &s2->view, &ncounters);
+	aggctx = bfas_context(e);
+	s1 = e->state;
+	c = bfc_compatible(&s1->view, v, &ncounters);
 	if (c != BF_COMPAT_OK)
-		cbloom_report_incompatible(c, &s1->view, &s2->view);
-	if (ncounters == s1->view.ncounters && ncounters == s2->view.ncounters)
+		cbloom_report_incompatible(c, &s1->view, v);
+	if (ncounters == s1->view.ncounters && ncounters == v->ncounters)
 	{
 		bfc_view	merged = s1->view;
 
-		bfc_fold_add(&s1->view, &s2->view);
-		bfc_merge_header(&s1->view, &merged, &s2->view);
+		bfc_fold_add(&s1->view, v);
+		bfc_merge_header(&s1->view, &merged, v);
 	}
 	else
 	{
@@ -687,18 +691,60 @@ countingbloom_agg_combine(PG_FUNCTION_ARGS)
 		bfc_view	rv;
 
 		agg_sync(s1);
-		s1->filter = cbloom_union_new(aggctx, &s1->view, &s2->view, &rv);
+		s1->filter = cbloom_union_new(aggctx, &s1->view, v, &rv);
 		s1->view = rv;
 		pfree(old);
 	}
-	PG_RETURN_POINTER(s1);
+	return e;
 }
 
-/* Serialized state: the portable bytes, sealed. */
+/* Combine: the union of the partial filters, kept in the first state. */
 Datum
-countingbloom_agg_serialize(PG_FUNCTION_ARGS)
+countingbloom_agg_combine(PG_FUNCTION_ARGS)
 {
-	CbloomAggState *st = (CbloomAggState *) PG_GETARG_POINTER(0);
+	BfasState  *e = bfas_trans_arg(fcinfo, 0, BFAS_KIND_COUNTING, "countingbloom_agg_combine");
+	CbloomAggState *s2 = bfas_read_arg(fcinfo, 1, BFAS_KIND_COUNTING);
+
+	if (s2 == NULL)
+	{
+		if (e == NULL)
+			PG_RETURN_NULL();
+		BFAS_RETURN(e);
+	}
+	e = agg_add(e ? NULL : bloom_agg_context(fcinfo, "countingbloom_agg_combine"),
+				e, s2->filter, &s2->view);
+	BFAS_RETURN(e);
+}
+
+/*
+ * bloom_union_agg(countingbloom): the union of the filters (counters
+ * summed, as cbloom_union), NULLs skipped; NULL over no filter.  The sum
+ * saturates and folding is exact, so the result does not depend on the
+ * order of the inputs.
+ */
+Datum
+countingbloom_union_agg_trans(PG_FUNCTION_ARGS)
+{
+	BfasState  *e = bfas_trans_arg(fcinfo, 0, BFAS_KIND_COUNTING, "bloom_union_agg");
+	struct varlena *f;
+	bfc_view	v;
+
+	if (PG_ARGISNULL(1))
+	{
+		if (e == NULL)
+			PG_RETURN_NULL();
+		BFAS_RETURN(e);
+	}
+	f = cbloom_getarg(fcinfo, 1, &v);
+	e = agg_add(e ? NULL : bloom_agg_context(fcinfo, "bloom_union_agg"), e, f, &v);
+	BFAS_RETURN(e);
+}
+
+/* The payload of a state of kind 'c': the portable bytes, sealed. */
+bytea *
+cbloom_agg_encode(void *state)
+{
+	CbloomAggState *st = (CbloomAggState *) state;
 	size_t		len;
 	bytea	   *out;
 
@@ -708,17 +754,14 @@ countingbloom_agg_serialize(PG_FUNCTION_ARGS)
 	SET_VARSIZE(out, VARHDRSZ + len);
 	memcpy(VARDATA(out), VARDATA(st->filter), len);
 	bf_seal((uint8 *) VARDATA(out), len);
-	PG_RETURN_BYTEA_P(out);
+	return out;
 }
 
-/* Deserialize: validated as every other way bytes come in. */
-Datum
-countingbloom_agg_deserialize(PG_FUNCTION_ARGS)
+/* A state from its payload: validated as every other way bytes come in. */
+void *
+cbloom_agg_decode(const uint8 *data, size_t len, bool own pg_attribute_unused())
 {
-	bytea	   *b = PG_GETARG_BYTEA_PP(0);
-	struct varlena *f = cbloom_from_bytes((const uint8 *) VARDATA_ANY(b),
-										  VARSIZE_ANY_EXHDR(b),
-										  ERRCODE_DATA_CORRUPTED);
+	struct varlena *f = cbloom_from_bytes(data, len, ERRCODE_DATA_CORRUPTED);
 
-	PG_RETURN_POINTER(agg_state_of(CurrentMemoryContext, f));
+	return agg_state_of(CurrentMemoryContext, f);
 }

@@ -19,6 +19,7 @@
  */
 #include "bloomfilter.h"
 #include "bf_detoast_cache.h"
+#include "bf_aggstate_type.h"
 
 #include <math.h>
 
@@ -632,8 +633,8 @@ scalablebloom_cardinality(PG_FUNCTION_ARGS)
 
 /*
  * The self-sizing bloom_agg run at the first level's rate p * (1 - r),
- * with p = 1% (BLOOM_AGG_FPR, never a setting): its state, combine, serialize and
- * deserialize are bloom_agg's, so the result is as deterministic as
+ * with p = 1% (BLOOM_AGG_FPR, never a setting): its state, combine function
+ * and state encoding are bloom_agg's, so the result is as deterministic as
  * bloom_agg's (the same keys give the same bytes whatever the plan).
  */
 Datum
@@ -647,13 +648,14 @@ scalablebloom_agg_trans(PG_FUNCTION_ARGS)
 Datum
 scalablebloom_agg_final(PG_FUNCTION_ARGS)
 {
+	void	   *st = bfas_read_arg(fcinfo, 0, BFAS_KIND_BLOOM);
 	struct varlena *f;
 	bf_view		v;
 
-	if (PG_ARGISNULL(0))
+	if (st == NULL)
 		PG_RETURN_NULL();
 	/* no once-per-aggregate flag here: sbloom_agg warns per group */
-	f = bloom_agg_result(PG_GETARG_DATUM(0), NULL);
+	f = bloom_agg_result(st, NULL);
 	bloomfilter_view(f, &v);
 	PG_RETURN_POINTER(wrap_filter(&v, BLOOM_AGG_FPR,
 								  BFS_DEFAULT_GROWTH, BFS_DEFAULT_TIGHTENING));

@@ -18,12 +18,11 @@
 
 #include "bf_sbloom.h"
 #include "bf_edges.h"
+#include "bf_aggstate_type.h"
 
 PG_FUNCTION_INFO_V1(scalablebloom_union);
 PG_FUNCTION_INFO_V1(scalablebloom_union_agg_trans);
 PG_FUNCTION_INFO_V1(scalablebloom_union_agg_combine);
-PG_FUNCTION_INFO_V1(scalablebloom_union_agg_serialize);
-PG_FUNCTION_INFO_V1(scalablebloom_union_agg_deserialize);
 PG_FUNCTION_INFO_V1(scalablebloom_union_agg_final);
 
 /* ---- union ---- */
@@ -231,80 +230,89 @@ state_add(SbloomUnion *u, struct varlena *d, MemoryContext ctx)
 Datum
 scalablebloom_union_agg_trans(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggctx = bloom_agg_context(fcinfo, "bloom_union_agg");
-	SbloomUnion *u = PG_ARGISNULL(0) ? NULL : (SbloomUnion *) PG_GETARG_POINTER(0);
+	BfasState  *e = bfas_trans_arg(fcinfo, 0, BFAS_KIND_SCALABLE, "bloom_union_agg");
 
 	if (PG_ARGISNULL(1))
 	{
-		if (u == NULL)
+		if (e == NULL)
 			PG_RETURN_NULL();
-		PG_RETURN_POINTER(u);
+		BFAS_RETURN(e);
 	}
-	if (u == NULL)
-		u = MemoryContextAllocZero(aggctx, sizeof(SbloomUnion));
-	state_add(u, PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(1)), aggctx);
-	PG_RETURN_POINTER(u);
+	if (e == NULL)
+	{
+		e = bfas_new(bloom_agg_context(fcinfo, "bloom_union_agg"), BFAS_KIND_SCALABLE);
+		e->state = MemoryContextAllocZero(bfas_context(e), sizeof(SbloomUnion));
+	}
+	state_add(e->state, PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(1)), bfas_context(e));
+	BFAS_RETURN(e);
 }
 
 Datum
 scalablebloom_union_agg_combine(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggctx = bloom_agg_context(fcinfo, "bloom_union_agg");
-	SbloomUnion *u1 = PG_ARGISNULL(0) ? NULL : (SbloomUnion *) PG_GETARG_POINTER(0);
-	SbloomUnion *u2 = PG_ARGISNULL(1) ? NULL : (SbloomUnion *) PG_GETARG_POINTER(1);
+	BfasState  *e = bfas_trans_arg(fcinfo, 0, BFAS_KIND_SCALABLE, "bloom_union_agg");
+	SbloomUnion *u2 = bfas_read_arg(fcinfo, 1, BFAS_KIND_SCALABLE);
 	struct varlena *d2;
+	SbloomUnion copy;
 
 	if (u2 == NULL)
 	{
-		if (u1 == NULL)
+		if (e == NULL)
 			PG_RETURN_NULL();
-		PG_RETURN_POINTER(u1);
+		BFAS_RETURN(e);
 	}
-	if (u1 == NULL)
-		u1 = MemoryContextAllocZero(aggctx, sizeof(SbloomUnion));
-	/* through a container: the entries then live in the aggregate context */
-	d2 = union_build(u2);
-	state_add(u1, d2, aggctx);
+	if (e == NULL)
+	{
+		e = bfas_new(bloom_agg_context(fcinfo, "bloom_union_agg"), BFAS_KIND_SCALABLE);
+		e->state = MemoryContextAllocZero(bfas_context(e), sizeof(SbloomUnion));
+	}
+	/*
+	 * Through a container: the entries then live in the aggregate context.
+	 * The container sorts a copy of the entry list (u2 may be another
+	 * object, which is not ours to change).
+	 */
+	copy = *u2;
+	copy.e = palloc(sizeof(bfs_entry) * Max(u2->n, 1));
+	memcpy(copy.e, u2->e, sizeof(bfs_entry) * u2->n);
+	d2 = union_build(&copy);
+	state_add(e->state, d2, bfas_context(e));
 	pfree(d2);
-	PG_RETURN_POINTER(u1);
+	pfree(copy.e);
+	BFAS_RETURN(e);
 }
 
-/* Serialized: the sealed container of the entries so far. */
-Datum
-scalablebloom_union_agg_serialize(PG_FUNCTION_ARGS)
+/* The payload of a state of kind 's': the sealed container so far. */
+bytea *
+sbloom_union_encode(void *state)
 {
-	SbloomUnion *u = (SbloomUnion *) PG_GETARG_POINTER(0);
+	SbloomUnion *u = (SbloomUnion *) state;
 	struct varlena *d = union_build(u);
 
 	bfs_seal((uint8 *) VARDATA(d), VARSIZE(d) - VARHDRSZ);
-	PG_RETURN_BYTEA_P(d);
+	return (bytea *) d;
 }
 
-/* Deserialized: validated like every other way bytes come in. */
-Datum
-scalablebloom_union_agg_deserialize(PG_FUNCTION_ARGS)
+/* A state from its payload, validated like every other way bytes come in. */
+void *
+sbloom_union_decode(const uint8 *data, size_t len, bool own pg_attribute_unused())
 {
-	bytea	   *b = PG_GETARG_BYTEA_PP(0);
-	struct varlena *d = sbloom_from_bytes((const uint8 *) VARDATA_ANY(b),
-										  VARSIZE_ANY_EXHDR(b),
-										  ERRCODE_DATA_CORRUPTED);
+	struct varlena *d = sbloom_from_bytes(data, len, ERRCODE_DATA_CORRUPTED);
 	SbloomUnion *u = palloc0(sizeof(SbloomUnion));
 
 	state_add(u, d, CurrentMemoryContext);
 	pfree(d);
-	PG_RETURN_POINTER(u);
+	return u;
 }
 
 Datum
 scalablebloom_union_agg_final(PG_FUNCTION_ARGS)
 {
-	SbloomUnion *u;
+	SbloomUnion *u = bfas_read_arg(fcinfo, 0, BFAS_KIND_SCALABLE);
 	SbloomUnion copy;
 	struct varlena *d;
 
-	if (PG_ARGISNULL(0))
+	if (u == NULL)
 		PG_RETURN_NULL();
-	u = (SbloomUnion *) PG_GETARG_POINTER(0);
 	/* sort a copy of the entry list: the state may go on (window use) */
 	copy = *u;
 	copy.e = palloc(sizeof(bfs_entry) * Max(u->n, 1));

@@ -21,6 +21,7 @@
 
 #include "bf_report.h"
 #include "bf_window.h"
+#include "bf_aggstate_type.h"
 
 #include "access/detoast.h"
 #include "access/htup_details.h"
@@ -43,8 +44,7 @@ PG_FUNCTION_INFO_V1(bloomwindow_params);
 PG_FUNCTION_INFO_V1(bloomwindow_agg_trans);
 PG_FUNCTION_INFO_V1(bloomwindow_agg_final);
 PG_FUNCTION_INFO_V1(bloomwindow_agg_combine);
-PG_FUNCTION_INFO_V1(bloomwindow_agg_serialize);
-PG_FUNCTION_INFO_V1(bloomwindow_agg_deserialize);
+PG_FUNCTION_INFO_V1(bloomwindow_union_agg_trans);
 
 /* ---- datums ---- */
 
@@ -526,11 +526,12 @@ state_from(MemoryContext cxt, const uint8 *data, size_t len)
 Datum
 bloomwindow_agg_trans(PG_FUNCTION_ARGS)
 {
-	BloomWindowState *st = PG_ARGISNULL(0) ? NULL : (BloomWindowState *) PG_GETARG_POINTER(0);
+	BfasState  *e = bfas_trans_arg(fcinfo, 0, BFAS_KIND_WINDOW, "bloomwindow_agg_trans");
+	BloomWindowState *st = e ? (BloomWindowState *) e->state : NULL;
 
 	if (st == NULL)
 	{
-		MemoryContext aggctx = bloom_agg_context(fcinfo, "bloomwindow_agg_trans");
+		MemoryContext aggctx;
 		bool		full = PG_NARGS() >= 7;
 		int32		buckets = 6;
 		int64		capacity = 100000;
@@ -554,7 +555,10 @@ bloomwindow_agg_trans(PG_FUNCTION_ARGS)
 		}
 		window_geometry(width_us, buckets, capacity, fpr, BF_LAYOUT_BLOCKED,
 						&nbits, &hashes, &bucket_us);
+		e = bfas_new(bloom_agg_context(fcinfo, "bloomwindow_agg_trans"), BFAS_KIND_WINDOW);
+		aggctx = bfas_context(e);
 		st = MemoryContextAllocZero(aggctx, sizeof(BloomWindowState));
+		e->state = st;
 		st->win = window_alloc(aggctx, bfw_buffer_size(buckets, nbits));
 		bfw_init((uint8 *) VARDATA(st->win), BF_LAYOUT_BLOCKED, hashes, 0, nbits,
 				 buckets, bucket_us);
@@ -573,18 +577,17 @@ bloomwindow_agg_trans(PG_FUNCTION_ARGS)
 		(void) bfw_add_hash(&st->w, b, &st->newest,
 							bloom_hash_fast(kt, PG_GETARG_DATUM(1), st->w.seed));
 	}
-	PG_RETURN_POINTER(st);
+	BFAS_RETURN(e);
 }
 
 Datum
 bloomwindow_agg_final(PG_FUNCTION_ARGS)
 {
-	BloomWindowState *st;
+	BloomWindowState *st = bfas_read_arg(fcinfo, 0, BFAS_KIND_WINDOW);
 	struct varlena *out;
 
-	if (PG_ARGISNULL(0))
+	if (st == NULL)
 		PG_RETURN_NULL();
-	st = (BloomWindowState *) PG_GETARG_POINTER(0);
 	/* copied: the state may go on changing (window aggregates) */
 	out = window_alloc(CurrentMemoryContext, VARSIZE(st->win) - VARHDRSZ);
 	memcpy(out, st->win, VARSIZE(st->win));
@@ -592,63 +595,104 @@ bloomwindow_agg_final(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(out);
 }
 
+/*
+ * Merges window w2 (bytes win2) into state e (a new one, in aggctx, if e
+ * is NULL): every bucket the union of that bucket in both, as if every key
+ * of w2 had been added to e (bfw_merge), whatever the order.
+ */
+static BfasState *
+window_merge_into(MemoryContext aggctx, BfasState *e, const struct varlena *win2,
+				  const bfw_view *w2, const char *what)
+{
+	BloomWindowState *s1;
+
+	if (e == NULL)
+	{
+		e = bfas_new(aggctx, BFAS_KIND_WINDOW);
+		e->state = state_from(bfas_context(e), (const uint8 *) VARDATA_ANY(win2),
+							  VARSIZE_ANY_EXHDR(win2));
+		return e;
+	}
+	s1 = e->state;
+	if (!bfw_same_geometry(&s1->w, w2))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cannot combine %s of different geometries", what),
+				 errdetail("Every window of one aggregate must have the same width, buckets, capacity and false-positive rate.")));
+	if (s1->w.family != BF_FAMILY_NONE && w2->family != BF_FAMILY_NONE &&
+		(s1->w.family != w2->family || s1->w.type_tag != w2->type_tag))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("cannot combine %s holding keys of different families", what)));
+	bfw_merge(&s1->w, w2);
+	s1->newest = bfw_newest(&s1->w);
+	return e;
+}
+
 Datum
 bloomwindow_agg_combine(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggctx = bloom_agg_context(fcinfo, "bloomwindow_agg_combine");
-	BloomWindowState *s1 = PG_ARGISNULL(0) ? NULL : (BloomWindowState *) PG_GETARG_POINTER(0);
-	BloomWindowState *s2 = PG_ARGISNULL(1) ? NULL : (BloomWindowState *) PG_GETARG_POINTER(1);
+	BfasState  *e = bfas_trans_arg(fcinfo, 0, BFAS_KIND_WINDOW, "bloomwindow_agg_combine");
+	BloomWindowState *s2 = bfas_read_arg(fcinfo, 1, BFAS_KIND_WINDOW);
 
 	if (s2 == NULL)
 	{
-		if (s1 == NULL)
+		if (e == NULL)
 			PG_RETURN_NULL();
-		PG_RETURN_POINTER(s1);
+		BFAS_RETURN(e);
 	}
-	if (s1 == NULL)
-		PG_RETURN_POINTER(state_from(aggctx, (uint8 *) VARDATA(s2->win),
-									 VARSIZE(s2->win) - VARHDRSZ));
-	if (!bfw_same_geometry(&s1->w, &s2->w))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("cannot combine bloom_window_agg states of different geometries"),
-				 errdetail("Every row of one aggregate must give the same width, buckets, capacity and false-positive rate.")));
-	if (s1->w.family != BF_FAMILY_NONE && s2->w.family != BF_FAMILY_NONE &&
-		(s1->w.family != s2->w.family || s1->w.type_tag != s2->w.type_tag))
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("cannot combine bloom_window_agg states holding keys of different families")));
-	bfw_merge(&s1->w, &s2->w);
-	s1->newest = bfw_newest(&s1->w);
-	PG_RETURN_POINTER(s1);
+	e = window_merge_into(e ? NULL : bloom_agg_context(fcinfo, "bloomwindow_agg_combine"),
+						  e, s2->win, &s2->w, "bloom_window_agg states");
+	BFAS_RETURN(e);
 }
 
-/* The state's window bytes, sealed: deserialize validates them. */
+/*
+ * bloom_union_agg(bloomwindow): the merge of the windows (all of one
+ * geometry), NULLs skipped; NULL over no window.  A key added to any input
+ * in a bucket still live in the result is found there.
+ */
 Datum
-bloomwindow_agg_serialize(PG_FUNCTION_ARGS)
+bloomwindow_union_agg_trans(PG_FUNCTION_ARGS)
 {
-	BloomWindowState *st = (BloomWindowState *) PG_GETARG_POINTER(0);
+	BfasState  *e = bfas_trans_arg(fcinfo, 0, BFAS_KIND_WINDOW, "bloom_union_agg");
+	struct varlena *win;
+	bfw_view	w;
+
+	if (PG_ARGISNULL(1))
+	{
+		if (e == NULL)
+			PG_RETURN_NULL();
+		BFAS_RETURN(e);
+	}
+	win = window_getarg(fcinfo, 1, &w);
+	e = window_merge_into(e ? NULL : bloom_agg_context(fcinfo, "bloom_union_agg"),
+						  e, win, &w, "bloomwindows");
+	BFAS_RETURN(e);
+}
+
+/* The payload of a state of kind 'w': the window's bytes, sealed. */
+bytea *
+window_agg_encode(void *state)
+{
+	BloomWindowState *st = (BloomWindowState *) state;
 	size_t		len = VARSIZE(st->win) - VARHDRSZ;
 	bytea	   *out = (bytea *) window_alloc(CurrentMemoryContext, len);
 
 	memcpy(VARDATA(out), VARDATA(st->win), len);
 	bfw_seal((uint8 *) VARDATA(out), len);
-	PG_RETURN_BYTEA_P(out);
+	return out;
 }
 
-Datum
-bloomwindow_agg_deserialize(PG_FUNCTION_ARGS)
+/* A state from its payload, validated as every other way bytes come in. */
+void *
+window_agg_decode(const uint8 *data, size_t len, bool own pg_attribute_unused())
 {
-	bytea	   *b = PG_GETARG_BYTEA_PP(0);
-	const uint8 *data = (const uint8 *) VARDATA_ANY(b);
-	size_t		len = VARSIZE_ANY_EXHDR(b);
 	bf_problem	p;
 	BloomWindowState *s;
 
-	/* validated and reported as every other way bytes come in */
 	if (!bfw_diagnose(data, len, &p))
 		bloom_report_problem(&p, ERRCODE_DATA_CORRUPTED);
 	s = state_from(CurrentMemoryContext, data, len);
 	bfw_unseal((uint8 *) VARDATA(s->win));
-	PG_RETURN_POINTER(s);
+	return s;
 }

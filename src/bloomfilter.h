@@ -84,7 +84,7 @@ extern struct varlena *bloomfilter_getarg(FunctionCallInfo fcinfo, int n,
 extern Datum bloom_auto_agg_trans_at(FunctionCallInfo fcinfo, double fpr);
 
 /* The filter an aggregate's (non-NULL) state gives (for sbloom_agg). */
-extern struct varlena *bloom_agg_result(Datum state, bool *warned);
+extern struct varlena *bloom_agg_result(void *state, bool *warned);
 
 /*
  * The text, binary and bytea forms every type of this extension shares:

@@ -43,6 +43,9 @@
 set -euo pipefail
 
 CHROOT_ROOT=${CHROOT_ROOT:-/work/chroots}
+# what test/citus.sh needs to build Citus (installed by prepare, so that a
+# test run needs no network)
+citus_deps="liblz4-dev libzstd-dev libkrb5-dev libselinux1-dev libxslt1-dev libpam0g-dev libssl-dev libreadline-dev libicu-dev libcurl4-openssl-dev"
 DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 here=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -146,8 +149,13 @@ prepare() {
 		echo "PostgreSQL $v"
 		apt_get install build-essential "postgresql-$v" "postgresql-server-dev-$v" \
 			libxxhash-dev libipc-run-perl
+		# Citus build dependencies: one that cannot be installed (sid
+		# in transition) leaves Citus untested, not the rest
+		apt_get install $CITUS_DEPS || for p in $CITUS_DEPS; do
+			apt_get install "$p" || echo "chroot.sh: $p cannot be installed (Citus may not build)"
+		done
 		apt-get clean
-	' && inside "$script" PGVER="${PGVER:-}" || {
+	' && inside "$script" PGVER="${PGVER:-}" CITUS_DEPS="$citus_deps" || {
 		echo "chroot.sh: installing the packages in $suite failed" >&2
 		exit 3
 	}
@@ -194,6 +202,14 @@ run_tests() {
 	[ ${#what[@]} -gt 0 ] || what=(regress tap)
 	v=$(pgver_of_chroot)
 	dir=$(copy_in "$src")
+	# Citus's tarball for a Citus TAP test (test/citus.sh builds it inside,
+	# cached in the chroot's own /var/cache/bloomfilter-ci/citus)
+	local citus=""
+	case " ${what[*]} " in *" tap "* | *citus*) citus=1 ;; esac
+	if [ -n "$citus" ]; then
+		mkdir -p "$root$dir/.citus-vendor"
+		cp "${CITUS_VENDOR:-$src/../shared/vendor}"/citus-*.tar.gz "$root$dir/.citus-vendor/" 2>/dev/null || true
+	fi
 	# the chroot's postgres, whose uid need not be the host's
 	chroot "$root" chown -R postgres: "$dir"
 	# one port per run, so that runs in several chroots do not collide
@@ -212,6 +228,10 @@ run_tests() {
 			exit 1
 		fi
 		failed=0
+		if [ -n "$CITUS" ]; then
+			CITUS_VENDOR=$BUILD/.citus-vendor bash test/citus.sh install >"$BUILD/citus.log" 2>&1 &
+			citus_pid=$!
+		fi
 		tap=()
 		for w in $WHAT; do
 			case $w in
@@ -234,6 +254,18 @@ run_tests() {
 			*) tap+=("$w") ;;
 			esac
 		done
+		if [ -n "$CITUS" ]; then
+			echo "=== PostgreSQL $PGVER: Citus for the TAP test (test/citus.sh)"
+			rc=0
+			wait $citus_pid || rc=$?
+			cat "$BUILD/citus.log"
+			if [ $rc = 0 ] || [ $rc = 3 ]; then
+				echo "=== PostgreSQL $PGVER: Citus for the TAP test (test/citus.sh): ok"
+			else
+				echo "=== PostgreSQL $PGVER: Citus for the TAP test (test/citus.sh): FAILED"
+				failed=1
+			fi
+		fi
 		if [ ${#tap[@]} -gt 0 ]; then
 			echo "=== PostgreSQL $PGVER: TAP"
 			if bash test/tap.sh "${tap[@]}"; then
@@ -244,7 +276,8 @@ run_tests() {
 			fi
 		fi
 		exit $failed
-	' && inside "$script" BUILD="$dir" PGVER="$v" PORT="$port" WHAT="${what[*]}" || status=$?
+	' && inside "$script" BUILD="$dir" PGVER="$v" PORT="$port" WHAT="${what[*]}" \
+		CITUS="$citus" || status=$?
 	if [ $status = 0 ] || [ -z "${KEEP_FAILED:-}" ]; then
 		rm -rf "${root:?}$dir"
 	else

@@ -50,6 +50,20 @@ if [ "$failed" -gt 0 ]; then
 	exit 1
 fi
 
+# Citus, for the Citus TAP test, is built (or taken from its cache) while
+# the unit tests, fuzzing and pg_regress run
+citus_log=$(mktemp)
+bash test/citus.sh install >"$citus_log" 2>&1 &
+citus_pid=$!
+citus() {
+	local rc=0
+	wait "$citus_pid" || rc=$?
+	cat "$citus_log"
+	rm -f "$citus_log"
+	# 3: no tarball and no installed Citus, the Citus test says so and skips
+	[ $rc = 0 ] || [ $rc = 3 ]
+}
+
 step "core unit tests (ASan/UBSan)" make check-core
 step "fuzzing the validators, text codec and filter operations (libFuzzer, 8 targets x 30 s)" \
 	env FUZZ_SECONDS="${FUZZ_SECONDS:-30}" bash test/fuzz/run.sh
@@ -61,6 +75,7 @@ step "README examples run as shown (test/readme_test.py)" pg_virtualenv -t pytho
 # exit code 5 (no test collected) fails the step too.
 step "Python client: vectors and server tests (pytest, src/clients/python/tests)" \
 	pg_virtualenv -t env BLOOMFILTER_SERVER_TESTS=require /usr/bin/python3 -m pytest -q -p no:cacheprovider src/clients/python/tests
+step "Citus for the TAP test (test/citus.sh)" citus
 step "TAP: multi-cluster Bloom-joins, sharding, shipping, version guard" bash test/tap.sh
 step "JavaScript client: vectors, unit tests, against the server (node --test, src/clients/js/test)" bash -c 'cd src/clients/js && npm ci --no-audit --no-fund && pg_virtualenv -t env BLOOMFILTER_SERVER_TESTS=require node --test test/*.test.mjs'
 

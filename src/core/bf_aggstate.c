@@ -249,3 +249,34 @@ bfa_encode_filter_head(uint8_t *out, bool auto_sized, const bfa_target *t,
 	memcpy(out + 1 + BFA_TARGET_LEN, sketch, BF_HLL_REGISTERS);
 	return BFA_AUTO_FILTER_HEAD;
 }
+
+/* ---- bloomfilter_aggstate values ---- */
+
+static const uint8_t bfas_magic[4] = {'B', 'F', 'A', 'S'};
+
+void
+bfas_store_head(uint8_t *out, uint8_t kind)
+{
+	memcpy(out, bfas_magic, 4);
+	bf_store_le16(out + 4, BFAS_FORMAT_VERSION);
+	out[6] = kind;
+	out[7] = 0;
+}
+
+uint8_t
+bfas_kind(const uint8_t *p, size_t len)
+{
+	if (len < BFAS_HEAD_LEN || memcmp(p, bfas_magic, 4) != 0 ||
+		bf_load_le16(p + 4) != BFAS_FORMAT_VERSION || p[7] != 0)
+		return 0;
+	switch (p[6])
+	{
+		case BFAS_KIND_BLOOM:
+		case BFAS_KIND_COUNTING:
+		case BFAS_KIND_WINDOW:
+		case BFAS_KIND_SCALABLE:
+			return p[6];
+		default:
+			return 0;
+	}
+}

@@ -122,4 +122,34 @@ extern void bfa_store_hashes(uint64_t *h, size_t n);
 extern size_t bfa_encode_filter_head(uint8_t *out, bool auto_sized,
 									 const bfa_target *t, const uint8_t *sketch);
 
+/*
+ * A bloomfilter_aggstate value, the transition type of every aggregate
+ * (FORMAT.md, "Transition state values"): an 8-byte head, then the
+ * payload of its kind.  The head is the magic "BFAS", the format version
+ * (2, little-endian), the kind (1) and a zero byte; 8 bytes keep the
+ * hashes of a 'B' payload 8-byte aligned behind a 4-byte varlena header.
+ *   'b'  bloom_agg, bloom_union_agg and bloom_intersect_agg over
+ *        bloomfilter, sbloom_agg: a state of the tags above
+ *   'c'  cbloom_agg, bloom_union_agg(countingbloom): a countingbloom
+ *        (sealed)
+ *   'w'  bloom_window_agg, bloom_union_agg(bloomwindow): a bloomwindow
+ *        (sealed)
+ *   's'  bloom_union_agg(scalablebloom): a scalablebloom (sealed)
+ */
+#define BFAS_HEAD_LEN		8
+#define BFAS_FORMAT_VERSION 1
+#define BFAS_KIND_BLOOM		'b'
+#define BFAS_KIND_COUNTING	'c'
+#define BFAS_KIND_WINDOW	'w'
+#define BFAS_KIND_SCALABLE	's'
+
+/* Writes the BFAS_HEAD_LEN bytes of the head of a value of kind at out. */
+extern void bfas_store_head(uint8_t *out, uint8_t kind);
+
+/*
+ * The kind of the value of len bytes at p (0 when the head is not a valid
+ * one: bfas_diagnose, in bf_problem.h, says why and checks the payload).
+ */
+extern uint8_t bfas_kind(const uint8_t *p, size_t len);
+
 #endif							/* BF_AGGSTATE_H */

@@ -12,11 +12,13 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "bf_problem.h"
 #include "bf_counting.h"
 #include "bf_window.h"
 #include "bf_scalable.h"
+#include "bf_aggstate.h"
 
 /* What the sentences of one format name, and what they compare with. */
 typedef struct format_words
@@ -296,6 +298,89 @@ bfs_diagnose(const uint8_t *buf, size_t len, bf_problem *p)
 			break;
 	}
 	return false;
+}
+
+/* ---- bloomfilter_aggstate ---- */
+
+static bool
+aggstate_problem(bf_problem *p, const char *what, const char *detail)
+{
+	p->cls = BF_PROBLEM_INVALID;
+	snprintf(p->what, sizeof(p->what), "invalid bloomfilter_aggstate: %s", what);
+	snprintf(p->detail, sizeof(p->detail), "%s", detail);
+	p->hint[0] = '\0';
+	return false;
+}
+
+bool
+bfas_diagnose(const uint8_t *buf, size_t len, bf_problem *p)
+{
+	const uint8_t *pay = buf + BFAS_HEAD_LEN;
+	size_t		plen = len - BFAS_HEAD_LEN;
+	bfa_state	s;
+	const char *why;
+
+	p->cls = BF_PROBLEM_NONE;
+	p->what[0] = p->detail[0] = p->hint[0] = '\0';
+	if (len < BFAS_HEAD_LEN)
+	{
+		aggstate_problem(p, "truncated", "");
+		set_detail(p, "A bloomfilter_aggstate takes at least %d bytes; %zu bytes were given.",
+				   BFAS_HEAD_LEN, len);
+		return false;
+	}
+	if (memcmp(buf, "BFAS", 4) != 0)
+		return aggstate_problem(p, "bad magic",
+								"A bloomfilter_aggstate starts with \"BFAS\".");
+	if (bf_load_le16(buf + 4) != BFAS_FORMAT_VERSION)
+	{
+		unsigned	version = bf_load_le16(buf + 4);
+
+		aggstate_problem(p, "unsupported format version", "");
+		set_detail(p, "The state has format version %u; this build of bloomfilter reads version %d.",
+				   version, BFAS_FORMAT_VERSION);
+		if (version > BFAS_FORMAT_VERSION)
+		{
+			p->cls = BF_PROBLEM_NEWER_FORMAT;
+			snprintf(p->hint, sizeof(p->hint),
+					 "The state was written by a newer bloomfilter; install the same version of the extension on every server.");
+		}
+		return false;
+	}
+	if (bfas_kind(buf, len) == 0)
+	{
+		aggstate_problem(p, "unknown kind", "");
+		set_detail(p, "The kind byte is %u and the reserved byte %u; the kinds are 'b', 'c', 'w' and 's', and the reserved byte is 0.",
+				   (unsigned) buf[6], (unsigned) buf[7]);
+		return false;
+	}
+	switch (buf[6])
+	{
+		case BFAS_KIND_COUNTING:
+			return bfc_diagnose(pay, plen, p);
+		case BFAS_KIND_WINDOW:
+			return bfw_diagnose(pay, plen, p);
+		case BFAS_KIND_SCALABLE:
+			return bfs_diagnose(pay, plen, p);
+		default:
+			break;
+	}
+	if ((why = bfa_decode(pay, plen, &s)) != NULL)
+		return aggstate_problem(p, why,
+								"The state of a bloom_agg, bloom_union_agg or bloom_intersect_agg is not valid.");
+	if (s.tag == BFA_TAG_FILTER || s.tag == BFA_TAG_AUTO_FILTER)
+	{
+		bf_view		v;
+
+		if (!bf_diagnose(s.filter, s.filter_len, p))
+			return false;
+		bf_view_of((uint8_t *) s.filter, &v);
+		if (s.tag == BFA_TAG_AUTO_FILTER &&
+			(why = bfa_check_filter(&s.target, &v)) != NULL)
+			return aggstate_problem(p, why,
+									"The filter of a self-sizing bloom_agg state must have the geometry of its target.");
+	}
+	return true;
 }
 
 /* ---- stored datums ---- */

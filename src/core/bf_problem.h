@@ -53,6 +53,13 @@ extern bool bfw_diagnose(const uint8_t *buf, size_t len, bf_problem *p);
 extern bool bfs_diagnose(const uint8_t *buf, size_t len, bf_problem *p);
 
 /*
+ * A bloomfilter_aggstate value (bf_aggstate.h): its head, then its payload
+ * as a whole, with the validator of the payload's own format (a filter
+ * inside a bloom_agg state included).
+ */
+extern bool bfas_diagnose(const uint8_t *buf, size_t len, bf_problem *p);
+
+/*
  * A stored datum of type typname whose header does not match its len
  * bytes (class BF_PROBLEM_DAMAGED).
  */

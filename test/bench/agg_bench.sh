@@ -3,6 +3,12 @@
 # (postgresql-15-hll) and count(DISTINCT), measured in the same run.
 #
 #   bash test/bench/agg_bench.sh
+#   PG_CONFIG=... bash test/bench/agg_bench.sh --own-cluster
+#
+# With --own-cluster nothing is built or installed: the extension already
+# installed in PG_CONFIG's install (a private copy, another version to
+# compare with, a chroot's server) is measured on a throwaway cluster of
+# that install, which the script starts and removes (same settings).
 #
 # Environment (optional): BENCH_ROWS (5000000), BENCH_DISTINCT_FEW (50000),
 # BENCH_REPS (3).
@@ -34,7 +40,15 @@ set -euo pipefail
 BENCH_SERVER_OPTS=(shared_buffers=1GB max_wal_size=4GB max_worker_processes=8 max_parallel_workers=8)
 # shellcheck source=test/bench/sql_bench_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/sql_bench_lib.sh"
-bench_setup_outside "$@"
+if [ "${1:-}" = --own-cluster ]; then
+	bench_clusters_init agg
+	bench_cluster_start main "${BENCH_SERVER_OPTS[@]/=/ = }"
+	export PATH=$bindir:$PATH PGHOST=$work PGPORT=${bench_port[main]} PGUSER=postgres PGDATABASE=postgres
+	echo "== own cluster of $("$PG_CONFIG" --version) at $PG_CONFIG, port $PGPORT"
+	echo "load:   $(cut -d' ' -f1-3 /proc/loadavg)"
+else
+	bench_setup_outside "$@"
+fi
 
 rows=${BENCH_ROWS:-5000000}
 few=${BENCH_DISTINCT_FEW:-50000}

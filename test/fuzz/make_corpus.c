@@ -7,6 +7,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bf_aggstate.h"
 #include "bf_core.h"
@@ -34,6 +35,44 @@ write_file(const char *dir, int n, const uint8_t *buf, size_t len)
 }
 
 /*
+ * A partial state as a bloomfilter_aggstate value (fuzz_aggstate_text):
+ * the head, then the state; once as bytes (mode 0), once as base64 text
+ * (mode 1).
+ */
+static void
+write_aggstate_value(const char *dir, int n, const uint8_t *state, size_t slen)
+{
+	size_t		len = BFAS_HEAD_LEN + slen;
+	uint8_t    *val = malloc(len);
+	size_t		tlen = bf_base64_encoded_len(len);
+	uint8_t    *text = malloc(1 + tlen);
+	char		path[4096];
+	FILE	   *f;
+
+	bfas_store_head(val, BFAS_KIND_BLOOM);
+	memcpy(val + BFAS_HEAD_LEN, state, slen);
+	text[0] = 1;
+	bf_base64_encode(val, len, (char *) text + 1);
+	for (int form = 0; form <= 1; form++)
+	{
+		uint8_t		mode = 0;
+
+		snprintf(path, sizeof(path), "%s/aggstate-%03d-%s", dir, n, form ? "text" : "bytes");
+		f = fopen(path, "wb");
+		if (f == NULL ||
+			(form == 0 && (fwrite(&mode, 1, 1, f) != 1 || fwrite(val, 1, len, f) != len)) ||
+			(form == 1 && fwrite(text, 1, 1 + tlen, f) != 1 + tlen))
+		{
+			perror(path);
+			exit(1);
+		}
+		fclose(f);
+	}
+	free(text);
+	free(val);
+}
+
+/*
  * Aggregate partial states (fuzz_aggstate): a buffer with and without its
  * sketch, a bucketed buffer, and a filter-phase state.
  */
@@ -54,6 +93,7 @@ write_agg_states(const char *dir, int n)
 		len = bfa_buffer_len(with, 5);
 		buf = malloc(len);
 		bfa_encode_buffer(buf, &t, BF_FAMILY_INTEGER, 0, 5, with ? sketch : NULL, h, 5);
+		write_aggstate_value(dir, n, buf, len);
 		write_file(dir, n++, buf, len);
 		free(buf);
 	}
@@ -69,6 +109,7 @@ write_agg_states(const char *dir, int n)
 		bfa_encode_bucketed_head(buf, &t, BF_FAMILY_INTEGER, 0, 5, sketch, 5, count);
 		memcpy(buf + BFA_BUCKETED_HEAD, sorted, sizeof(sorted));
 		bfa_store_hashes((uint64_t *) (buf + BFA_BUCKETED_HEAD), 5);
+		write_aggstate_value(dir, n, buf, len);
 		write_file(dir, n++, buf, len);
 		free(buf);
 	}
@@ -87,6 +128,7 @@ write_agg_states(const char *dir, int n)
 		v.family = BF_FAMILY_INTEGER;
 		bf_store_header(buf + hlen, &v);
 		bf_seal(buf + hlen, flen);
+		write_aggstate_value(dir, n, buf, hlen + flen);
 		write_file(dir, n++, buf, hlen + flen);
 		free(buf);
 	}
