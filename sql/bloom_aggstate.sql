@@ -1,6 +1,8 @@
 --
--- bloomfilter_aggstate: the transition type of every aggregate.  Citus's
--- flow simulated without Citus: partial states per "shard" from the
+-- bloomfilter_aggstate: the state of every aggregate (the transition type
+-- of the union aggregates; the aggregates over keys keep internal, for
+-- Citus, but their functions also take the type).  Citus's flow simulated
+-- without Citus: partial states per "shard" from the
 -- transition function (worker_partial_agg), through the type's text
 -- output and input (coord_combine_agg) or its binary send and receive,
 -- combined by the combine function and finalized, must give the bytes the

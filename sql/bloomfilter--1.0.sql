@@ -344,9 +344,9 @@ CREATE FUNCTION @extschema@.bloom_expected_fpr(bits bigint, hashes integer, n bi
 -- ---------------------------------------------------------------------
 -- The transition type of every aggregate: bloomfilter_aggstate
 -- ---------------------------------------------------------------------
--- A real type rather than internal, so that Citus runs the aggregates on
--- its workers and ships their partial states (which it does only for a
--- transition type that is not a pseudo-type).  Its text form is base64 of
+-- A real type rather than internal, so that Citus runs the union and
+-- intersection aggregates on its workers and ships their partial states
+-- (which it does only for a transition type that is not a pseudo-type).  Its text form is base64 of
 -- the state's bytes (FORMAT.md, "Transition state values"); every way in
 -- validates them.  Inside an aggregate it is an expanded object updated in
 -- place, so a real type costs no copy per row.
@@ -372,7 +372,7 @@ CREATE TYPE @extschema@.bloomfilter_aggstate (
 	STORAGE = external
 );
 COMMENT ON TYPE @extschema@.bloomfilter_aggstate IS
-	'Partial state of the bloomfilter aggregates (the transition type Citus ships between nodes); text form: base64 of its validated bytes';
+	'Partial state of the bloomfilter aggregates (the transition type of the union aggregates, which Citus ships between nodes); text form: base64 of its validated bytes';
 
 -- The polymorphic aggregates (bloom_agg, cbloom_agg, bloom_window_agg,
 -- sbloom_agg) keep the transition type internal, with these serialize and

@@ -1,10 +1,13 @@
 /*
  * bf_aggstate_type.c
- *		bloomfilter_aggstate: the transition type of every aggregate, a real
- *		type so that Citus can run the aggregates on its workers (it pushes
- *		down only aggregates whose transition type is not a pseudo-type,
- *		and ships their partial states through the type's output and input,
- *		or send and receive, functions).
+ *		bloomfilter_aggstate: the state of every aggregate, and the
+ *		transition type of the union and intersection aggregates: a real
+ *		type so that Citus can run them on its workers (it pushes down only
+ *		aggregates whose transition type is not a pseudo-type, and ships
+ *		their partial states through the type's output and input, or send
+ *		and receive, functions).  The aggregates over keys keep the type
+ *		internal (Citus refuses polymorphic aggregates) around the same
+ *		object, serialized to the same bytes (the end of this file).
  *
  * A value is an 8-byte head (bf_aggstate.h: magic, version, kind) and the
  * payload of its kind: the bytes parallel workers shipped before this

@@ -1,8 +1,9 @@
 /*
  * bf_aggstate_type.h
- *		bloomfilter_aggstate, the transition type of every aggregate of the
- *		extension (src/bf_aggstate_type.c), and what each kind of state
- *		gives it.
+ *		bloomfilter_aggstate, the state of every aggregate of the extension
+ *		(the transition type of the union and intersection aggregates; the
+ *		object behind internal for the others: src/bf_aggstate_type.c), and
+ *		what each kind of state gives it.
  *
  * While an aggregate runs, its state is a read-write expanded object
  * (utils/expandeddatum.h) in the aggregate's memory context, wrapping the

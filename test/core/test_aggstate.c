@@ -7,6 +7,7 @@
 #include "test_core.h"
 
 #include "bf_aggstate.h"
+#include "bf_problem.h"
 
 static const bfa_target agg_target = {0.01, 7, 64, 1024};
 
@@ -311,4 +312,51 @@ test_aggstate_validation(void)
 	}
 	free(sp);
 	free(bp);
+}
+
+/*
+ * bloomfilter_aggstate values: the 8-byte head, and bfas_diagnose refusing
+ * a damaged head or payload with a reason, accepting the whole value.
+ */
+void
+test_aggstate_values(void)
+{
+	uint64_t	h[3] = {5, 6, 7};
+	size_t		slen;
+	uint8_t    *sp = agg_buffer(true, h, 3, &slen);
+	size_t		len = BFAS_HEAD_LEN + slen;
+	uint8_t    *v = malloc(len);
+	bf_problem	pr;
+
+	bfas_store_head(v, BFAS_KIND_BLOOM);
+	memcpy(v + BFAS_HEAD_LEN, sp, slen);
+	check(memcmp(v, "BFAS", 4) == 0 && bf_load_le16(v + 4) == BFAS_FORMAT_VERSION &&
+		  v[6] == 'b' && v[7] == 0 && bfas_kind(v, len) == 'b',
+		  "aggstate value: head is magic, version, kind, zero", "%s", "");
+	check(bfas_diagnose(v, len, &pr) && pr.cls == BF_PROBLEM_NONE,
+		  "aggstate value: a whole 'b' value is accepted", "%s", pr.what);
+	check(!bfas_diagnose(v, 7, &pr) && strstr(pr.what, "truncated") != NULL,
+		  "aggstate value: 7 bytes are truncated", "%s", pr.what);
+	check(!bfas_diagnose(v, len - 1, &pr) && pr.cls == BF_PROBLEM_INVALID,
+		  "aggstate value: a payload one byte short is refused", "%s", pr.what);
+	v[4] = 2;
+	check(!bfas_diagnose(v, len, &pr) && pr.cls == BF_PROBLEM_NEWER_FORMAT &&
+		  bfas_kind(v, len) == 0,
+		  "aggstate value: a newer version is refused with the upgrade class", "%s", pr.what);
+	v[4] = 1;
+	v[6] = 'x';
+	check(!bfas_diagnose(v, len, &pr) && strstr(pr.what, "unknown kind") != NULL,
+		  "aggstate value: an unknown kind is refused", "%s", pr.what);
+	v[6] = 'c';
+	check(!bfas_diagnose(v, len, &pr) && strstr(pr.what, "countingbloom") != NULL,
+		  "aggstate value: a bloom_agg payload under kind 'c' is not a countingbloom", "%s", pr.what);
+	v[6] = 'b';
+	v[7] = 1;
+	check(!bfas_diagnose(v, len, &pr), "aggstate value: the reserved byte must be 0", "%s", pr.what);
+	v[7] = 0;
+	v[0] = 'X';
+	check(!bfas_diagnose(v, len, &pr) && strstr(pr.what, "bad magic") != NULL,
+		  "aggstate value: a bad magic is refused", "%s", pr.what);
+	free(v);
+	free(sp);
 }

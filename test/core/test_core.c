@@ -312,6 +312,7 @@ main(void)
 	test_aggstate_layout();
 	test_aggstate_round_trip();
 	test_aggstate_validation();
+	test_aggstate_values();
 	test_slice_masks();
 	test_slice_transpose();
 	test_slice_superset();

@@ -141,6 +141,7 @@ extern void test_vectors(void);
 /* test_aggstate.c */
 extern void test_aggstate_layout(void);
 extern void test_aggstate_round_trip(void);
+extern void test_aggstate_values(void);
 extern void test_aggstate_validation(void);
 /* test_problem.c */
 extern void test_problem_shared(void);
