@@ -16,6 +16,8 @@ SELECT setseed(0.5);
 -- compare_plans() and error_of(): the index-vs-sequential-scan helpers
 \set ECHO none
 \i sql/compare_plans.inc
+-- explain_neutral(): EXPLAIN printed alike by every PostgreSQL version
+\i sql/explain_neutral.inc
 \set ECHO all
 
 CREATE EXTENSION pageinspect;
@@ -270,7 +272,7 @@ ORDER BY n;
 -- the rows themselves, through the index
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
-EXPLAIN (COSTS OFF) SELECT id FROM esq WHERE f @>> (SELECT q FROM bigq WHERE n = 1);
+SELECT * FROM explain_neutral($$SELECT id FROM esq WHERE f @>> (SELECT q FROM bigq WHERE n = 1)$$);
 SELECT id FROM esq WHERE f @>> (SELECT q FROM bigq WHERE n = 1);
 SELECT id FROM esq_b WHERE f @>> (SELECT q FROM bigq WHERE n = 2);
 SELECT id FROM esq WHERE f @>> (SELECT q FROM bigq WHERE n = 3);
