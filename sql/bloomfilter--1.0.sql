@@ -461,6 +461,58 @@ CREATE AGGREGATE @extschema@.bloom_agg(anyelement, capacity bigint, fpr float8) 
 	PARALLEL = SAFE
 );
 
+-- bloom_agg for one key type: the three forms again for each type below,
+-- with the real transition type, so that Citus runs them on its workers
+-- (it refuses a polymorphic aggregate there: worker_partial_agg compares
+-- the argument's type with the aggregate's declared one).  Same C
+-- functions, same state, same bytes as the polymorphic aggregates: a key
+-- of one of these types resolves to its own overload (an exact match), and
+-- every type that casts implicitly into one of them is in the list too, so
+-- no key reaches an overload of another family through a cast.  Text is
+-- left out: citext, a binary-coercible relabelling of text with its own
+-- equality, would resolve to it, and on a Citus worker the transition
+-- function no longer sees the relabelling.  The transition functions are
+-- declared for the type: a Citus worker calls them without a call
+-- expression, and the key's type is then read from the declaration.
+DO $bloom_agg_overloads$
+DECLARE
+	t text;
+	s text := quote_ident(current_schema());
+BEGIN
+	FOREACH t IN ARRAY ARRAY['int2', 'int4', 'int8', 'numeric', 'float4', 'float8',
+							 'bool', 'bytea', 'uuid', 'date', 'timestamp', 'timestamptz']
+	LOOP
+		EXECUTE format('CREATE FUNCTION %1$s.bloomfilter_auto_agg_trans(%1$s.bloomfilter_aggstate, %2$s)
+			RETURNS %1$s.bloomfilter_aggstate
+			AS %3$L, %4$L LANGUAGE C IMMUTABLE PARALLEL SAFE', s, t, 'MODULE_PATHNAME', 'bloomfilter_auto_agg_trans');
+		EXECUTE format('CREATE FUNCTION %1$s.bloomfilter_auto_agg_trans_fpr(%1$s.bloomfilter_aggstate, %2$s, float8)
+			RETURNS %1$s.bloomfilter_aggstate
+			AS %3$L, %4$L LANGUAGE C IMMUTABLE PARALLEL SAFE', s, t, 'MODULE_PATHNAME', 'bloomfilter_auto_agg_trans_fpr');
+		EXECUTE format('CREATE FUNCTION %1$s.bloomfilter_agg_trans(%1$s.bloomfilter_aggstate, %2$s, bigint, float8)
+			RETURNS %1$s.bloomfilter_aggstate
+			AS %3$L, %4$L LANGUAGE C IMMUTABLE PARALLEL SAFE', s, t, 'MODULE_PATHNAME', 'bloomfilter_agg_trans');
+		EXECUTE format('CREATE AGGREGATE %1$s.bloom_agg(%2$s) (
+			SFUNC = %1$s.bloomfilter_auto_agg_trans, STYPE = %1$s.bloomfilter_aggstate,
+			FINALFUNC = %1$s.bloomfilter_agg_final, COMBINEFUNC = %1$s.bloomfilter_agg_combine,
+			PARALLEL = SAFE)', s, t);
+		EXECUTE format('CREATE AGGREGATE %1$s.bloom_agg(%2$s, fpr float8) (
+			SFUNC = %1$s.bloomfilter_auto_agg_trans_fpr, STYPE = %1$s.bloomfilter_aggstate,
+			FINALFUNC = %1$s.bloomfilter_agg_final, COMBINEFUNC = %1$s.bloomfilter_agg_combine,
+			PARALLEL = SAFE)', s, t);
+		EXECUTE format('CREATE AGGREGATE %1$s.bloom_agg(%2$s, capacity bigint, fpr float8) (
+			SFUNC = %1$s.bloomfilter_agg_trans, STYPE = %1$s.bloomfilter_aggstate,
+			FINALFUNC = %1$s.bloomfilter_agg_final, COMBINEFUNC = %1$s.bloomfilter_agg_combine,
+			PARALLEL = SAFE)', s, t);
+		EXECUTE format('COMMENT ON AGGREGATE %1$s.bloom_agg(%2$s) IS %3$L', s, t,
+			format('Bloom filter of the non-NULL %s values, sized for their distinct count at a 1%% rate (runs on Citus workers)', t));
+		EXECUTE format('COMMENT ON AGGREGATE %1$s.bloom_agg(%2$s, float8) IS %3$L', s, t,
+			format('Bloom filter of the non-NULL %s values, sized for their distinct count at the rate given (runs on Citus workers)', t));
+		EXECUTE format('COMMENT ON AGGREGATE %1$s.bloom_agg(%2$s, bigint, float8) IS %3$L', s, t,
+			format('Bloom filter of the non-NULL %s values, sized as bloom_empty(capacity, fpr) (runs on Citus workers)', t));
+	END LOOP;
+END
+$bloom_agg_overloads$;
+
 CREATE AGGREGATE @extschema@.bloom_union_agg(@extschema@.bloomfilter) (
 	SFUNC = @extschema@.bloomfilter_union_agg_trans,
 	STYPE = @extschema@.bloomfilter_aggstate,
