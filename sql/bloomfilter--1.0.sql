@@ -1669,3 +1669,67 @@ COMMENT ON OPERATOR @extschema@.+ (@extschema@.scalablebloom, anycompatible) IS 
 COMMENT ON OPERATOR @extschema@.@> (@extschema@.scalablebloom, anycompatible) IS 'scalable filter may contain key (bloom_contains)';
 COMMENT ON OPERATOR @extschema@.<@ (anycompatible, @extschema@.scalablebloom) IS 'key may be in scalable filter (bloom_contained_in)';
 COMMENT ON OPERATOR @extschema@.| (@extschema@.scalablebloom, @extschema@.scalablebloom) IS 'union (bloom_union)';
+
+-- cbloom_agg, bloom_window_agg and sbloom_agg for one key type: as
+-- bloom_agg's overloads above (same types, same reasons), with the real
+-- transition type so that Citus runs them on its workers.
+DO $key_type_overloads$
+DECLARE
+	t text;
+	s text := quote_ident(current_schema());
+	m text := 'MODULE_PATHNAME';
+BEGIN
+	FOREACH t IN ARRAY ARRAY['int2', 'int4', 'int8', 'numeric', 'float4', 'float8',
+							 'bool', 'bytea', 'uuid', 'date', 'timestamp', 'timestamptz']
+	LOOP
+		EXECUTE format('CREATE FUNCTION %1$s.countingbloom_agg_trans(%1$s.bloomfilter_aggstate, %2$s, bigint, float8)
+			RETURNS %1$s.bloomfilter_aggstate AS %3$L, %4$L LANGUAGE C IMMUTABLE PARALLEL SAFE',
+			s, t, m, 'countingbloom_agg_trans');
+		EXECUTE format('CREATE FUNCTION %1$s.countingbloom_agg_trans(%1$s.bloomfilter_aggstate, %2$s, bigint, float8, integer)
+			RETURNS %1$s.bloomfilter_aggstate AS %3$L, %4$L LANGUAGE C IMMUTABLE PARALLEL SAFE',
+			s, t, m, 'countingbloom_agg_trans');
+		EXECUTE format('CREATE AGGREGATE %1$s.cbloom_agg(%2$s, capacity bigint, fpr float8) (
+			SFUNC = %1$s.countingbloom_agg_trans, STYPE = %1$s.bloomfilter_aggstate,
+			FINALFUNC = %1$s.countingbloom_agg_final, COMBINEFUNC = %1$s.countingbloom_agg_combine,
+			PARALLEL = SAFE)', s, t);
+		EXECUTE format('CREATE AGGREGATE %1$s.cbloom_agg(%2$s, capacity bigint, fpr float8, counter_bits integer) (
+			SFUNC = %1$s.countingbloom_agg_trans, STYPE = %1$s.bloomfilter_aggstate,
+			FINALFUNC = %1$s.countingbloom_agg_final, COMBINEFUNC = %1$s.countingbloom_agg_combine,
+			PARALLEL = SAFE)', s, t);
+		EXECUTE format('COMMENT ON AGGREGATE %1$s.cbloom_agg(%2$s, bigint, float8) IS %3$L', s, t,
+			format('Counting filter of the non-NULL %s values, 4-bit counters (runs on Citus workers)', t));
+		EXECUTE format('COMMENT ON AGGREGATE %1$s.cbloom_agg(%2$s, bigint, float8, integer) IS %3$L', s, t,
+			format('Counting filter of the non-NULL %s values, with 4- or 8-bit counters (runs on Citus workers)', t));
+
+		EXECUTE format('CREATE FUNCTION %1$s.bloomwindow_agg_trans(%1$s.bloomfilter_aggstate, %2$s, timestamptz, interval, int, bigint, float8)
+			RETURNS %1$s.bloomfilter_aggstate AS %3$L, %4$L LANGUAGE C IMMUTABLE PARALLEL SAFE',
+			s, t, m, 'bloomwindow_agg_trans');
+		EXECUTE format('CREATE FUNCTION %1$s.bloomwindow_agg_trans(%1$s.bloomfilter_aggstate, %2$s, timestamptz, interval)
+			RETURNS %1$s.bloomfilter_aggstate AS %3$L, %4$L LANGUAGE C IMMUTABLE PARALLEL SAFE',
+			s, t, m, 'bloomwindow_agg_trans');
+		EXECUTE format('CREATE AGGREGATE %1$s.bloom_window_agg(key %2$s, at timestamptz,
+				width interval, buckets int, capacity bigint, fpr float8) (
+			SFUNC = %1$s.bloomwindow_agg_trans, STYPE = %1$s.bloomfilter_aggstate,
+			FINALFUNC = %1$s.bloomwindow_agg_final, COMBINEFUNC = %1$s.bloomwindow_agg_combine,
+			PARALLEL = SAFE)', s, t);
+		EXECUTE format('CREATE AGGREGATE %1$s.bloom_window_agg(key %2$s, at timestamptz, width interval) (
+			SFUNC = %1$s.bloomwindow_agg_trans, STYPE = %1$s.bloomfilter_aggstate,
+			FINALFUNC = %1$s.bloomwindow_agg_final, COMBINEFUNC = %1$s.bloomwindow_agg_combine,
+			PARALLEL = SAFE)', s, t);
+		EXECUTE format('COMMENT ON AGGREGATE %1$s.bloom_window_agg(%2$s, timestamptz, interval) IS %3$L', s, t,
+			format('Window of the (%s key, time) rows: 6 buckets of 100000 keys at 1%% (runs on Citus workers)', t));
+		EXECUTE format('COMMENT ON AGGREGATE %1$s.bloom_window_agg(%2$s, timestamptz, interval, integer, bigint, float8) IS %3$L', s, t,
+			format('Window of the (%s key, time) rows with the given buckets, capacity and rate (runs on Citus workers)', t));
+
+		EXECUTE format('CREATE FUNCTION %1$s.scalablebloom_agg_trans(%1$s.bloomfilter_aggstate, %2$s)
+			RETURNS %1$s.bloomfilter_aggstate AS %3$L, %4$L LANGUAGE C IMMUTABLE PARALLEL SAFE',
+			s, t, m, 'scalablebloom_agg_trans');
+		EXECUTE format('CREATE AGGREGATE %1$s.sbloom_agg(%2$s) (
+			SFUNC = %1$s.scalablebloom_agg_trans, STYPE = %1$s.bloomfilter_aggstate,
+			FINALFUNC = %1$s.scalablebloom_agg_final, COMBINEFUNC = %1$s.bloomfilter_agg_combine,
+			PARALLEL = SAFE)', s, t);
+		EXECUTE format('COMMENT ON AGGREGATE %1$s.sbloom_agg(%2$s) IS %3$L', s, t,
+			format('Scalable filter of the non-NULL %s values (sized as bloom_agg, at a tightened rate) (runs on Citus workers)', t));
+	END LOOP;
+END
+$key_type_overloads$;
