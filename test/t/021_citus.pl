@@ -276,6 +276,7 @@ $coord->safe_psql('postgres', q{
 	       cbloom_agg(customer_id, 100000, 0.01) AS cf,
 	       bloom_window_agg(customer_id, at, '10 minutes', 12, 20000, 0.01) AS wf
 	FROM events_local GROUP BY 1;
+	CREATE DOMAIN cust_id AS int;
 	CREATE TABLE stored (LIKE stored_local);
 	SELECT create_distributed_table('stored', 'bucket');
 	INSERT INTO stored SELECT * FROM stored_local;
@@ -291,6 +292,9 @@ my @aggs = (
 	[ 'bloom_agg(integer,float8)', 'bloom_agg(customer_id, 0.001)', 'events', 'customer_id <@ $f::bloomfilter' ],
 	[ 'bloom_agg(integer,bigint,float8)', 'bloom_agg(customer_id, 100000, 0.01)', 'events',
 		'customer_id <@ $f::bloomfilter' ],
+	# a domain over int4 resolves to the int4 overload
+	[ 'bloom_agg(integer)', 'bloom_agg(customer_id::cust_id)', 'events',
+		'customer_id::cust_id <@ $f::bloomfilter' ],
 	[ 'bloom_agg(bigint)', 'bloom_agg(id::int8 * 1000003)', 'events', 'id::int8 * 1000003 <@ $f::bloomfilter' ],
 	[ 'bloom_agg(smallint,float8)', 'bloom_agg(item_id::int2, 0.02)', 'events',
 		'item_id::int2 <@ $f::bloomfilter' ],
