@@ -31,7 +31,7 @@ OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 DATA = sql/bloomfilter--1.0.sql
 
 REGRESS = bloom_basics bloom_families bloom_combine bloom_estimates \
-	bloom_sizing bloom_fpr bloom_io bloom_errors bloom_agg bloom_aggstate \
+	bloom_sizing bloom_fpr bloom_io bloom_errors bloom_agg bloom_aggstate bloom_agg_overloads \
 	bloom_gist bloom_gist_memory bloom_planner bloom_security bloom_counting bloom_window \
 	bloom_scalable bloom_batch bloom_value_compare bloom_key_hashing bloom_caches \
 	bloom_slice bloom_slice_scan bloom_slice_edges bloom_comments bloom_edges bloom_hints bloom_index_choice \

@@ -468,6 +468,58 @@ CREATE AGGREGATE @extschema@.bloom_agg(anyelement, capacity bigint, fpr float8) 
 	PARALLEL = SAFE
 );
 
+-- bloom_agg for one key type: the three forms again for each type below,
+-- with the real transition type, so that Citus runs them on its workers
+-- (it refuses a polymorphic aggregate there: worker_partial_agg compares
+-- the argument's type with the aggregate's declared one).  Same C
+-- functions, same state, same bytes as the polymorphic aggregates: a key
+-- of one of these types resolves to its own overload (an exact match), and
+-- every type that casts implicitly into one of them is in the list too, so
+-- no key reaches an overload of another family through a cast.  Text is
+-- left out: citext, a binary-coercible relabelling of text with its own
+-- equality, would resolve to it, and on a Citus worker the transition
+-- function no longer sees the relabelling.  The transition functions are
+-- declared for the type: a Citus worker calls them without a call
+-- expression, and the key's type is then read from the declaration.
+DO $bloom_agg_overloads$
+DECLARE
+	t text;
+	s text := quote_ident(current_schema());
+BEGIN
+	FOREACH t IN ARRAY ARRAY['int2', 'int4', 'int8', 'numeric', 'float4', 'float8',
+							 'bool', 'bytea', 'uuid', 'date', 'timestamp', 'timestamptz']
+	LOOP
+		EXECUTE format('CREATE FUNCTION %1$s.bloomfilter_auto_agg_trans(%1$s.bloomfilter_aggstate, %2$s)
+			RETURNS %1$s.bloomfilter_aggstate
+			AS %3$L, %4$L LANGUAGE C IMMUTABLE PARALLEL SAFE', s, t, 'MODULE_PATHNAME', 'bloomfilter_auto_agg_trans');
+		EXECUTE format('CREATE FUNCTION %1$s.bloomfilter_auto_agg_trans_fpr(%1$s.bloomfilter_aggstate, %2$s, float8)
+			RETURNS %1$s.bloomfilter_aggstate
+			AS %3$L, %4$L LANGUAGE C IMMUTABLE PARALLEL SAFE', s, t, 'MODULE_PATHNAME', 'bloomfilter_auto_agg_trans_fpr');
+		EXECUTE format('CREATE FUNCTION %1$s.bloomfilter_agg_trans(%1$s.bloomfilter_aggstate, %2$s, bigint, float8)
+			RETURNS %1$s.bloomfilter_aggstate
+			AS %3$L, %4$L LANGUAGE C IMMUTABLE PARALLEL SAFE', s, t, 'MODULE_PATHNAME', 'bloomfilter_agg_trans');
+		EXECUTE format('CREATE AGGREGATE %1$s.bloom_agg(%2$s) (
+			SFUNC = %1$s.bloomfilter_auto_agg_trans, STYPE = %1$s.bloomfilter_aggstate,
+			FINALFUNC = %1$s.bloomfilter_agg_final, COMBINEFUNC = %1$s.bloomfilter_agg_combine,
+			PARALLEL = SAFE)', s, t);
+		EXECUTE format('CREATE AGGREGATE %1$s.bloom_agg(%2$s, fpr float8) (
+			SFUNC = %1$s.bloomfilter_auto_agg_trans_fpr, STYPE = %1$s.bloomfilter_aggstate,
+			FINALFUNC = %1$s.bloomfilter_agg_final, COMBINEFUNC = %1$s.bloomfilter_agg_combine,
+			PARALLEL = SAFE)', s, t);
+		EXECUTE format('CREATE AGGREGATE %1$s.bloom_agg(%2$s, capacity bigint, fpr float8) (
+			SFUNC = %1$s.bloomfilter_agg_trans, STYPE = %1$s.bloomfilter_aggstate,
+			FINALFUNC = %1$s.bloomfilter_agg_final, COMBINEFUNC = %1$s.bloomfilter_agg_combine,
+			PARALLEL = SAFE)', s, t);
+		EXECUTE format('COMMENT ON AGGREGATE %1$s.bloom_agg(%2$s) IS %3$L', s, t,
+			format('Bloom filter of the non-NULL %s values, sized for their distinct count at a 1%% rate (runs on Citus workers)', t));
+		EXECUTE format('COMMENT ON AGGREGATE %1$s.bloom_agg(%2$s, float8) IS %3$L', s, t,
+			format('Bloom filter of the non-NULL %s values, sized for their distinct count at the rate given (runs on Citus workers)', t));
+		EXECUTE format('COMMENT ON AGGREGATE %1$s.bloom_agg(%2$s, bigint, float8) IS %3$L', s, t,
+			format('Bloom filter of the non-NULL %s values, sized as bloom_empty(capacity, fpr) (runs on Citus workers)', t));
+	END LOOP;
+END
+$bloom_agg_overloads$;
+
 CREATE AGGREGATE @extschema@.bloom_union_agg(@extschema@.bloomfilter) (
 	SFUNC = @extschema@.bloomfilter_union_agg_trans,
 	STYPE = @extschema@.bloomfilter_aggstate,
@@ -821,13 +873,14 @@ CREATE FUNCTION @extschema@.bloom_window_empty(width interval, buckets int DEFAU
 	RETURNS @extschema@.bloomwindow
 	AS 'MODULE_PATHNAME', 'bloomwindow_empty' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
--- not STRICT: a NULL key or time leaves the window as it is.  The default
--- time is now(), hence the functions themselves are IMMUTABLE (the result
--- depends on the arguments only) while a call using the default is not.
+-- not STRICT: a NULL key or time leaves the window as it is.  VOLATILE: a
+-- key stamped ahead of the present goes to the bucket of the server's clock
+-- at the call (README "Sliding windows"), so the result can depend on when
+-- it runs, and a plan must never fold it into a constant.
 CREATE FUNCTION @extschema@.bloom_window_add(w @extschema@.bloomwindow, key anycompatible,
 		at timestamptz DEFAULT now())
 	RETURNS @extschema@.bloomwindow
-	AS 'MODULE_PATHNAME', 'bloomwindow_add' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bloomwindow_add' LANGUAGE C VOLATILE PARALLEL SAFE;
 
 CREATE FUNCTION @extschema@.bloom_window_contains(w @extschema@.bloomwindow, key anycompatible,
 		at timestamptz)
@@ -1664,3 +1717,67 @@ COMMENT ON OPERATOR @extschema@.+ (@extschema@.scalablebloom, anycompatible) IS 
 COMMENT ON OPERATOR @extschema@.@> (@extschema@.scalablebloom, anycompatible) IS 'scalable filter may contain key (bloom_contains)';
 COMMENT ON OPERATOR @extschema@.<@ (anycompatible, @extschema@.scalablebloom) IS 'key may be in scalable filter (bloom_contained_in)';
 COMMENT ON OPERATOR @extschema@.| (@extschema@.scalablebloom, @extschema@.scalablebloom) IS 'union (bloom_union)';
+
+-- cbloom_agg, bloom_window_agg and sbloom_agg for one key type: as
+-- bloom_agg's overloads above (same types, same reasons), with the real
+-- transition type so that Citus runs them on its workers.
+DO $key_type_overloads$
+DECLARE
+	t text;
+	s text := quote_ident(current_schema());
+	m text := 'MODULE_PATHNAME';
+BEGIN
+	FOREACH t IN ARRAY ARRAY['int2', 'int4', 'int8', 'numeric', 'float4', 'float8',
+							 'bool', 'bytea', 'uuid', 'date', 'timestamp', 'timestamptz']
+	LOOP
+		EXECUTE format('CREATE FUNCTION %1$s.countingbloom_agg_trans(%1$s.bloomfilter_aggstate, %2$s, bigint, float8)
+			RETURNS %1$s.bloomfilter_aggstate AS %3$L, %4$L LANGUAGE C IMMUTABLE PARALLEL SAFE',
+			s, t, m, 'countingbloom_agg_trans');
+		EXECUTE format('CREATE FUNCTION %1$s.countingbloom_agg_trans(%1$s.bloomfilter_aggstate, %2$s, bigint, float8, integer)
+			RETURNS %1$s.bloomfilter_aggstate AS %3$L, %4$L LANGUAGE C IMMUTABLE PARALLEL SAFE',
+			s, t, m, 'countingbloom_agg_trans');
+		EXECUTE format('CREATE AGGREGATE %1$s.cbloom_agg(%2$s, capacity bigint, fpr float8) (
+			SFUNC = %1$s.countingbloom_agg_trans, STYPE = %1$s.bloomfilter_aggstate,
+			FINALFUNC = %1$s.countingbloom_agg_final, COMBINEFUNC = %1$s.countingbloom_agg_combine,
+			PARALLEL = SAFE)', s, t);
+		EXECUTE format('CREATE AGGREGATE %1$s.cbloom_agg(%2$s, capacity bigint, fpr float8, counter_bits integer) (
+			SFUNC = %1$s.countingbloom_agg_trans, STYPE = %1$s.bloomfilter_aggstate,
+			FINALFUNC = %1$s.countingbloom_agg_final, COMBINEFUNC = %1$s.countingbloom_agg_combine,
+			PARALLEL = SAFE)', s, t);
+		EXECUTE format('COMMENT ON AGGREGATE %1$s.cbloom_agg(%2$s, bigint, float8) IS %3$L', s, t,
+			format('Counting filter of the non-NULL %s values, 4-bit counters (runs on Citus workers)', t));
+		EXECUTE format('COMMENT ON AGGREGATE %1$s.cbloom_agg(%2$s, bigint, float8, integer) IS %3$L', s, t,
+			format('Counting filter of the non-NULL %s values, with 4- or 8-bit counters (runs on Citus workers)', t));
+
+		EXECUTE format('CREATE FUNCTION %1$s.bloomwindow_agg_trans(%1$s.bloomfilter_aggstate, %2$s, timestamptz, interval, int, bigint, float8)
+			RETURNS %1$s.bloomfilter_aggstate AS %3$L, %4$L LANGUAGE C IMMUTABLE PARALLEL SAFE',
+			s, t, m, 'bloomwindow_agg_trans');
+		EXECUTE format('CREATE FUNCTION %1$s.bloomwindow_agg_trans(%1$s.bloomfilter_aggstate, %2$s, timestamptz, interval)
+			RETURNS %1$s.bloomfilter_aggstate AS %3$L, %4$L LANGUAGE C IMMUTABLE PARALLEL SAFE',
+			s, t, m, 'bloomwindow_agg_trans');
+		EXECUTE format('CREATE AGGREGATE %1$s.bloom_window_agg(key %2$s, at timestamptz,
+				width interval, buckets int, capacity bigint, fpr float8) (
+			SFUNC = %1$s.bloomwindow_agg_trans, STYPE = %1$s.bloomfilter_aggstate,
+			FINALFUNC = %1$s.bloomwindow_agg_final, COMBINEFUNC = %1$s.bloomwindow_agg_combine,
+			PARALLEL = SAFE)', s, t);
+		EXECUTE format('CREATE AGGREGATE %1$s.bloom_window_agg(key %2$s, at timestamptz, width interval) (
+			SFUNC = %1$s.bloomwindow_agg_trans, STYPE = %1$s.bloomfilter_aggstate,
+			FINALFUNC = %1$s.bloomwindow_agg_final, COMBINEFUNC = %1$s.bloomwindow_agg_combine,
+			PARALLEL = SAFE)', s, t);
+		EXECUTE format('COMMENT ON AGGREGATE %1$s.bloom_window_agg(%2$s, timestamptz, interval) IS %3$L', s, t,
+			format('Window of the (%s key, time) rows: 6 buckets of 100000 keys at 1%% (runs on Citus workers)', t));
+		EXECUTE format('COMMENT ON AGGREGATE %1$s.bloom_window_agg(%2$s, timestamptz, interval, integer, bigint, float8) IS %3$L', s, t,
+			format('Window of the (%s key, time) rows with the given buckets, capacity and rate (runs on Citus workers)', t));
+
+		EXECUTE format('CREATE FUNCTION %1$s.scalablebloom_agg_trans(%1$s.bloomfilter_aggstate, %2$s)
+			RETURNS %1$s.bloomfilter_aggstate AS %3$L, %4$L LANGUAGE C IMMUTABLE PARALLEL SAFE',
+			s, t, m, 'scalablebloom_agg_trans');
+		EXECUTE format('CREATE AGGREGATE %1$s.sbloom_agg(%2$s) (
+			SFUNC = %1$s.scalablebloom_agg_trans, STYPE = %1$s.bloomfilter_aggstate,
+			FINALFUNC = %1$s.scalablebloom_agg_final, COMBINEFUNC = %1$s.bloomfilter_agg_combine,
+			PARALLEL = SAFE)', s, t);
+		EXECUTE format('COMMENT ON AGGREGATE %1$s.sbloom_agg(%2$s) IS %3$L', s, t,
+			format('Scalable filter of the non-NULL %s values (sized as bloom_agg, at a tightened rate) (runs on Citus workers)', t));
+	END LOOP;
+END
+$key_type_overloads$;

@@ -102,9 +102,27 @@ agg_cache_init(FunctionCallInfo fcinfo, bool auto_sized, double fpr)
 	if (auto_sized)
 	{
 		/* read the GUCs once per query: every group sizes alike */
+		/*
+		 * The sizing model is costly, and Citus's worker_partial_agg calls
+		 * the transition function with a fresh FmgrInfo (no fn_extra) on
+		 * every row: the last result is kept for the process, keyed by
+		 * everything it depends on (pure functions of these).
+		 */
+		static double memo_fpr = -1;
+		static int	memo_max_capacity = -1;
+		static int	memo_hashes;
+		static uint64 memo_max_nblocks;
+
+		if (fpr != memo_fpr || bloomfilter_agg_max_capacity != memo_max_capacity)
+		{
+			memo_hashes = bf_auto_hashes(fpr);
+			memo_max_nblocks = bfagg_auto_max_nblocks(fpr, memo_hashes);
+			memo_fpr = fpr;
+			memo_max_capacity = bloomfilter_agg_max_capacity;
+		}
 		c->fpr = fpr;
-		c->hashes = bf_auto_hashes(c->fpr);
-		c->max_nblocks = bfagg_auto_max_nblocks(c->fpr, c->hashes);
+		c->hashes = memo_hashes;
+		c->max_nblocks = memo_max_nblocks;
 
 		/*
 		 * The buffer may use half the memory of the filter it stands in

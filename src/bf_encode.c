@@ -21,6 +21,7 @@
 #include "catalog/pg_collation.h"
 #include "catalog/dependency.h"
 #include "catalog/pg_database.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
 #include "commands/extension.h"
@@ -109,10 +110,19 @@ bloom_key_type_init(BloomKeyType *kt, Oid typid, Oid collation, Node *hint,
 static Node *
 call_arg_expr(FunctionCallInfo fcinfo, int argno)
 {
-	Aggref	   *aggref = fcinfo->context != NULL ? AggGetAggref(fcinfo) : NULL;
+	Aggref	   *aggref;
 	List	   *args = NIL;
 	Node	   *expr = fcinfo->flinfo->fn_expr;
 
+	/*
+	 * Without a call expression the caller is not the executor's own call
+	 * of this function: Citus's worker_partial_agg calls an aggregate's
+	 * transition function itself, under its own Aggref (whose arguments
+	 * are not this function's), so that Aggref tells nothing here.
+	 */
+	if (expr == NULL)
+		return NULL;
+	aggref = fcinfo->context != NULL ? AggGetAggref(fcinfo) : NULL;
 	if (aggref != NULL)
 	{
 		/* the transition function's argument 0 is the state */
@@ -120,8 +130,6 @@ call_arg_expr(FunctionCallInfo fcinfo, int argno)
 			return (Node *) ((TargetEntry *) list_nth(aggref->args, argno - 1))->expr;
 		return NULL;
 	}
-	if (expr == NULL)
-		return NULL;
 	if (IsA(expr, FuncExpr))
 		args = ((FuncExpr *) expr)->args;
 	else if (IsA(expr, OpExpr))
@@ -172,6 +180,34 @@ type_before_relabel(FunctionCallInfo fcinfo, int argno, Oid typid)
 	return typid;
 }
 
+/*
+ * The type function fn_oid declares for argument argno, when it is not
+ * polymorphic: what a call without a call expression (Citus's
+ * worker_partial_agg calling the transition function of a bloom_agg
+ * overload for one key type) still tells.  InvalidOid otherwise.
+ */
+static Oid
+declared_arg_type(Oid fn_oid, int argno)
+{
+	HeapTuple	tup;
+	Oid			typid = InvalidOid;
+
+	if (!OidIsValid(fn_oid))
+		return InvalidOid;
+	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(fn_oid));
+	if (!HeapTupleIsValid(tup))
+		return InvalidOid;
+	{
+		Form_pg_proc proc = (Form_pg_proc) GETSTRUCT(tup);
+
+		if (argno >= 0 && argno < proc->pronargs &&
+			!IsPolymorphicType(proc->proargtypes.values[argno]))
+			typid = proc->proargtypes.values[argno];
+	}
+	ReleaseSysCache(tup);
+	return typid;
+}
+
 void
 bloom_key_type_for_arg(BloomKeyType *kt, FunctionCallInfo fcinfo, int argno)
 {
@@ -179,6 +215,8 @@ bloom_key_type_for_arg(BloomKeyType *kt, FunctionCallInfo fcinfo, int argno)
 
 	if (OidIsValid(typid))
 		typid = type_before_relabel(fcinfo, argno, typid);
+	else
+		typid = declared_arg_type(fcinfo->flinfo->fn_oid, argno);
 
 	if (!OidIsValid(typid))
 		ereport(ERROR,

@@ -75,6 +75,14 @@ SELECT citus_add_node('127.0.0.1', :p2) \gset
 CREATE EXTENSION bloomfilter;
 CREATE EXTENSION hll;
 CREATE EXTENSION pg_prewarm;
+-- bloom_agg as it was before its overloads for one key type: the
+-- polymorphic aggregate (internal), which Citus does not push down
+CREATE AGGREGATE poly_bloom_agg(anyelement) (SFUNC = bloomfilter_auto_agg_trans, STYPE = internal,
+	FINALFUNC = bloomfilter_agg_final, COMBINEFUNC = bloomfilter_agg_combine,
+	SERIALFUNC = bloomfilter_aggstate_serialize, DESERIALFUNC = bloomfilter_aggstate_deserialize);
+CREATE AGGREGATE poly_bloom_agg(anyelement, bigint, float8) (SFUNC = bloomfilter_agg_trans, STYPE = internal,
+	FINALFUNC = bloomfilter_agg_final, COMBINEFUNC = bloomfilter_agg_combine,
+	SERIALFUNC = bloomfilter_aggstate_serialize, DESERIALFUNC = bloomfilter_aggstate_deserialize);
 CREATE TABLE u (x bigint);
 INSERT INTO u SELECT g FROM generate_series(1, :rows) g ORDER BY random();
 CREATE TABLE d (x bigint);
@@ -94,8 +102,10 @@ declare -A agg=(
 	["bloom_agg(x)"]="bloom_agg(x)"
 	["bloom_agg(x, n, p)"]="bloom_agg(x, $rows, 0.01)"
 	["hll_add_agg"]="hll_add_agg(hll_hash_bigint(x))"
+	["polymorphic bloom_agg(x)"]="poly_bloom_agg(x)"
+	["polymorphic bloom_agg(x, n, p)"]="poly_bloom_agg(x, $rows, 0.01)"
 )
-order=("bloom_agg(x)" "bloom_agg(x, n, p)" "hll_add_agg")
+order=("bloom_agg(x)" "bloom_agg(x, n, p)" "hll_add_agg" "polymorphic bloom_agg(x)" "polymorphic bloom_agg(x, n, p)")
 for a in "${order[@]}"; do
 	bench_timed "one node: $a" "SELECT md5(${agg[$a]}::text) AS res FROM u"
 	bench_timed "Citus: $a" "SELECT md5(${agg[$a]}::text) AS res FROM d"
@@ -113,8 +123,11 @@ for a in "${order[@]}"; do
 	task=$(echo "$plan" | sed -n 's/^ *Query: //p' | head -1)
 	name=${a%%(*}
 	if echo "$task" | grep -q "$name("; then where="on the workers"; else where="NOT pushed down: rows go to the coordinator"; fi
-	bytes=$(psql_run -At -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT ${agg[$a]} FROM d" |
+	# Citus cannot EXPLAIN ANALYZE a pushed-down custom aggregate ("column
+	# field_0 has pseudo-type cstring", citusdata/citus#4043): no byte count
+	bytes=$( (psql_run -At -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT ${agg[$a]} FROM d" 2>/dev/null || true) |
 		sed -n 's/.*Tuple data received from nodes: \(.*\)$/\1/p' | head -1)
+	[ -n "$bytes" ] || bytes="? (EXPLAIN ANALYZE fails: citusdata/citus#4043)"
 	printf '   %-20s %-44s received %s\n' "$a" "$where" "${bytes:-?}"
 	printf '   %-20s task: %.150s\n' "" "$task"
 done
@@ -137,7 +150,9 @@ r(n, num, den, goal) AS (VALUES
   (4, 'one node: bloom_agg(x, n, p)', 'one node: hll_add_agg', ''),
   (5, 'Citus: bloom_agg(x)', 'one node: bloom_agg(x)', ''),
   (6, 'Citus: bloom_agg(x, n, p)', 'one node: bloom_agg(x, n, p)', ''),
-  (7, 'Citus: hll_add_agg', 'one node: hll_add_agg', ''))
+  (7, 'Citus: hll_add_agg', 'one node: hll_add_agg', ''),
+  (8, 'Citus: polymorphic bloom_agg(x)', 'Citus: hll_add_agg', 'before the overloads for one key type'),
+  (9, 'Citus: polymorphic bloom_agg(x, n, p)', 'Citus: hll_add_agg', 'before the overloads for one key type'))
 SELECT num || '  /  ' || den AS "ratio of best times",
        round((bn.ms / bd.ms)::numeric, 2) AS ratio, goal
 FROM r JOIN b bn ON bn.variant = r.num JOIN b bd ON bd.variant = r.den
