@@ -1,6 +1,6 @@
 #!/bin/bash
 # move_by_concern.sh: moves bloomfilter's src/ into folders by concern (a one-time
-# tree that shows the architecture", item 3).  Run it LAST, on the merged
+# script for the source-tree issue, item 3).  Run it LAST, on the merged
 # main, from the top of a clean checkout:
 #
 #     make clean && make WERROR=1 -j2 && bash test/tools/move_check.sh save .
