@@ -50,6 +50,19 @@ read_buffer_head(const uint8_t *p, bfa_state *st)
 	st->added = bf_load_le64(p + head + 6);
 }
 
+/*
+ * Buffered hashes must come with the family and count of the keys they are
+ * of, as a filter's set bits must (bf_format.c): a state of hashes under
+ * family "none" would finalize into a filter whose probes never reach its
+ * bits, so every key it was built from would probe false.
+ */
+static bool
+keys_recorded(const bfa_state *st)
+{
+	return st->count == 0 ||
+		(st->family != BF_FAMILY_NONE && st->added != 0);
+}
+
 static const char *
 decode_buffer(const uint8_t *p, size_t len, bfa_state *st)
 {
@@ -73,7 +86,7 @@ decode_buffer(const uint8_t *p, size_t len, bfa_state *st)
 	}
 	st->count = bf_load_le32(p + off);
 	off += 4;
-	if (len != off + (size_t) st->count * 8)
+	if (len != off + (size_t) st->count * 8 || !keys_recorded(st))
 		return "inconsistent buffer";
 	st->hashes = p + off;
 	return NULL;
@@ -103,7 +116,8 @@ decode_bucketed(const uint8_t *p, size_t len, bfa_state *st)
 	/* the bucket counts delimit the inserts: they must add up */
 	if (bf_load_le32(p + off) != 0 || sum != st->count ||
 		st->count > st->target.buf_max ||
-		len != BFA_BUCKETED_HEAD + (size_t) st->count * 8)
+		len != BFA_BUCKETED_HEAD + (size_t) st->count * 8 ||
+		!keys_recorded(st))
 		return "inconsistent buffer";
 	st->hashes = p + BFA_BUCKETED_HEAD;
 	return NULL;

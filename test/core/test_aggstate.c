@@ -260,6 +260,22 @@ test_aggstate_validation(void)
 	check(same_str(with_byte(sp, slen, 22, BF_FAMILY_MAX + 1), "inconsistent buffer") &&
 		  same_str(with_byte(bp, blen, 22, BF_FAMILY_MAX + 1), "inconsistent buffer"),
 		  "aggstate: a family out of range is refused", "%s", "");
+	check(same_str(with_byte(sp, slen, 22, BF_FAMILY_NONE), "inconsistent buffer") &&
+		  same_str(with_byte(bp, blen, 22, BF_FAMILY_NONE), "inconsistent buffer"),
+		  "aggstate: hashes under family none are refused", "%s", "");
+	{
+		uint8_t    *q = copy_exact(sp, slen, slen);
+
+		bf_store_le64(q + 28, 0);
+		check(same_str(bfa_decode(q, slen, &s), "inconsistent buffer"),
+			  "aggstate: hashes with no added key recorded are refused", "%s", "");
+		free(q);
+		q = copy_exact(bp, blen, blen);
+		bf_store_le64(q + 28, 0);
+		check(same_str(bfa_decode(q, blen, &s), "inconsistent buffer"),
+			  "aggstate: bucketed hashes with no added key recorded are refused", "%s", "");
+		free(q);
+	}
 	check(same_str(with_byte(sp, slen, 36, 2), "inconsistent buffer"),
 		  "aggstate: a sketch flag other than 0 or 1 is refused", "%s", "");
 	check(same_str(with_byte(sp, slen, 37, 64 - BF_HLL_BITS + 2), "sketch register out of range") &&
