@@ -57,6 +57,8 @@ bf_report.c                  type/bf_type_report.c
 bf_report.h                  type/bf_type_report.h
 bf_detoast_cache.c           type/bf_type_detoast.c
 bf_detoast_cache.h           type/bf_type_detoast.h
+bf_edges.c                   type/bf_type_edges.c
+bf_edges.h                   type/bf_type_edges.h
 bf_encode.c                  key/bf_encode.c
 bf_keytypes.c                key/bf_keytypes.c
 bf_keybytes.c                key/bf_keybytes.c
@@ -64,6 +66,9 @@ bf_keyenc.h                  key/bf_key_encoding.h
 bf_agg.c                     agg/bf_agg_entry.c
 bf_agg_state.c               agg/bf_agg_state.c
 bf_agg_state.h               agg/bf_agg.h
+bf_agg_encode.c              agg/bf_agg_encode.c
+bf_aggstate_type.c           agg/bf_agg_type.c
+bf_aggstate_type.h           agg/bf_agg_type.h
 bf_counting.c                variants/bf_countingbloom.c
 bf_scalable.c                variants/bf_scalablebloom.c
 bf_scalable_union.c          variants/bf_scalablebloom_union.c
@@ -73,6 +78,7 @@ bf_index.c                   index/bf_index.c
 bf_index.h                   index/bf_index.h
 bf_gist.c                    index/gist/bf_gist.c
 bf_gist_keys.c               index/gist/bf_gist_keys.c
+bf_gist_cost.c               index/gist/bf_gist_cost.c
 bf_gbloom.h                  index/gist/bf_gist_index.h
 bf_slice_am.c                index/slice/bf_slice_am.c
 bf_slice_build.c             index/slice/bf_slice_build.c
@@ -86,6 +92,7 @@ bf_autojoin.c                autojoin/bf_autojoin_hook.c
 bf_autojoin_plan.c           autojoin/bf_autojoin_plan.c
 bf_autojoin_size.c           autojoin/bf_autojoin_size.c
 bf_autojoin_guard.c          autojoin/bf_autojoin_guard.c
+bf_autojoin_remote.c         autojoin/bf_autojoin_remote.c
 bf_join_pushdown.h           autojoin/bf_autojoin.h
 README.slice.md              index/slice/README.md
 README.autojoin.md           autojoin/README.md
@@ -352,14 +359,14 @@ if a < 0 or b < a:
 m = m[:a] + """| folder | files | its header | what it does |
 |---|---|---|---|
 | `core/` | `bf_*.c` | `core/bf_core.h` (one header per module under it, each included by path) | geometry, insert and probe (one key and batches, `bf_simd.c` for AVX2), union and intersection, estimates, sizing, hash sets and sketch, base64, the portable format and its validator, the aggregates' partial states (`bf_aggstate.c`), counting, scalable and window filters, bit-slicing math (`bf_slice.c`), the words of a refusal (`bf_problem.c`) |
-| `type/` | `bf_io.c`, `bf_type_report.c`, `bf_ops.c`, `bf_cmp.c`, `bf_array.c`, `bf_type_detoast.c`, `bf_guc.c`, `bf_planner.c` | `type/bf_type_report.h`, `type/bf_type_detoast.h`; the rest in `bloomfilter.h` | I/O and casts of every type, refusals, functions and operators, `=` and order of whole values, probes of many keys, the probes' detoast cache, settings, the planner's estimates |
+| `type/` | `bf_io.c`, `bf_type_report.c`, `bf_ops.c`, `bf_cmp.c`, `bf_array.c`, `bf_type_detoast.c`, `bf_type_edges.c`, `bf_guc.c`, `bf_planner.c` | `type/bf_type_report.h`, `type/bf_type_detoast.h`, `type/bf_type_edges.h`; the rest in `bloomfilter.h` | I/O and casts of every type, refusals, functions and operators, `=` and order of whole values, probes of many keys, the probes' detoast cache, what the types say at their edges (NULL unions, overfill, keys stamped ahead), settings, the planner's estimates |
 | `key/` | `bf_encode.c`, `bf_keytypes.c`, `bf_keybytes.c` | `key/bf_key.h` (the key API); `key/bf_key_encoding.h` private to `key/` | which family a call's key type belongs to, which key bytes each SQL type is hashed from (or its refusal), writing those bytes |
-| `agg/` | `bf_agg_entry.c`, `bf_agg_state.c` | `agg/bf_agg.h` | the aggregates' SQL entry points; `bloom_agg`'s transition state |
+| `agg/` | `bf_agg_entry.c`, `bf_agg_state.c`, `bf_agg_encode.c`, `bf_agg_type.c` | `agg/bf_agg.h`, `agg/bf_agg_type.h` | the aggregates' SQL entry points; `bloom_agg`'s transition state and its encoding; `bloomfilter_aggstate`, the expanded object every aggregate's state lives in, and its I/O (the partial states Citus ships) |
 | `variants/` | `bf_countingbloom.c`, `bf_scalablebloom.c`, `bf_scalablebloom_union.c`, `bf_bloomwindow.c` | `variants/bf_variants.h` | `countingbloom`, `scalablebloom`, `bloomwindow`; their cores are `core/bf_counting.c`, `core/bf_scalable.c`, `core/bf_window.c` |
 | `index/` | `bf_index.c` | `index/bf_index.h` | what both indexes share: the boxed probe key (`gbloom_key`) |
-| `index/gist/` | `bf_gist.c` (searching), `bf_gist_keys.c` (building) | `index/gist/bf_gist_index.h` | the signature tree |
+| `index/gist/` | `bf_gist.c` (searching), `bf_gist_keys.c` (building), `bf_gist_cost.c` (what a probe costs) | `index/gist/bf_gist_index.h` | the signature tree |
 | `index/slice/` | `bf_slice_*.c` | `index/slice/bf_slice_index.h` | the bit-sliced access method ([its design](index/slice/README.md)) |
-| `autojoin/` | `bf_autojoin_hook.c`, `bf_autojoin_plan.c`, `bf_autojoin_size.c`, `bf_autojoin_guard.c` | `autojoin/bf_autojoin.h` | the planner hook of automatic Bloom-joins ([its design](autojoin/README.md)) |
+| `autojoin/` | `bf_autojoin_hook.c`, `bf_autojoin_plan.c`, `bf_autojoin_size.c`, `bf_autojoin_remote.c`, `bf_autojoin_guard.c` | `autojoin/bf_autojoin.h` | the planner hook of automatic Bloom-joins ([its design](autojoin/README.md)) |
 | `clients/` | | | the Python and JavaScript clients (their own READMEs) |
 | `src/` | | `bloomfilter.h`, `bf_compat.h` | what all the glue shares; every difference between PostgreSQL versions |
 

@@ -30,7 +30,7 @@ compare)
 	declare -A MAP=([bf_counting.o]=variants/bf_countingbloom.o [bf_scalable.o]=variants/bf_scalablebloom.o
 		[bf_scalable_union.o]=variants/bf_scalablebloom_union.o [bf_window.o]=variants/bf_bloomwindow.o
 		[bf_agg.o]=agg/bf_agg_entry.o [bf_autojoin.o]=autojoin/bf_autojoin_hook.o
-		[bf_report.o]=type/bf_type_report.o [bf_detoast_cache.o]=type/bf_type_detoast.o)
+		[bf_report.o]=type/bf_type_report.o [bf_edges.o]=type/bf_type_edges.o [bf_aggstate_type.o]=agg/bf_agg_type.o [bf_detoast_cache.o]=type/bf_type_detoast.o)
 	same=0; differ=0
 	# the core's objects kept their names; a glue object is found by name (or MAP)
 	for old in "$keep"/*.o; do
