@@ -280,6 +280,7 @@ texts = [p for p in tracked if p and os.path.isfile(p)
 subs = []
 for o, n in sorted(NEW.items(), key=lambda x: -len(x[0])):
     subs.append((re.compile(r"(?<![\w/.])src/%s(?!\w|\.\w)" % re.escape(o)), "src/" + n))
+subs.append((re.compile(r"(?<![\w/.])src/bf_slice_\*\.c"), "src/index/slice/bf_slice_*.c"))
 # bare header names (not after a slash: "core/bf_x.h" and new paths stay)
 for o, n in sorted(HDR.items(), key=lambda x: -len(x[0])):
     if o != n:
