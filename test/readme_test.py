@@ -33,10 +33,11 @@ Convention (README.md says it too, in a comment at its top):
 - The same holds for the design notes beside the code and the benchmarks'
   page: every README*.md under src/ (but src/clients/) and test/ is run the same way, after
   README.md (its sections' databases are its own).
-- README.md's "Reference" names every user-facing function, aggregate,
-  type, operator class and access method of the extension (checked against
-  the installed extension: the internal support functions, named after a
-  type, are left out as sql/bloom_comments.sql defines them).
+- README.md's "Reference" and REFERENCE.md (the full reference, one line per
+  function) each name every user-facing function, aggregate, type, operator
+  class and access method of the extension (checked against the installed
+  extension: the internal support functions, named after a type, are left
+  out as sql/bloom_comments.sql defines them).
 
 Usage:
     python3 test/readme_test.py            # check; exit 1 on any difference
@@ -58,6 +59,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README = os.path.join(ROOT, "README.md")
+REFERENCE = os.path.join(ROOT, "REFERENCE.md")
 
 
 def doc_files():
@@ -342,14 +344,20 @@ INTERNAL = r"^(bloomfilter|countingbloom|scalablebloom|bloomwindow|gbloomfilter|
 
 def check_reference():
     """Every user-facing object of the installed extension is named in
-    README.md's Reference; returns the number of failures."""
+    README.md's Reference and in REFERENCE.md; returns the number of
+    failures."""
     with open(README) as fh:
         text = fh.read()
     m = re.search(r"^## Reference\n(.*?)(?=^## |\Z)", text, re.M | re.S)
     if not m:
         print("FAIL README.md: no \"## Reference\" section")
         return 1
-    ref = m.group(1)
+    refs = [("README.md (Reference)", m.group(1))]
+    if not os.path.exists(REFERENCE):
+        print("FAIL REFERENCE.md: missing")
+        return 1
+    with open(REFERENCE) as fh:
+        refs.append(("REFERENCE.md", fh.read()))
     db = "readme_test_reference"
     psql(["-d", "postgres", "-c", "DROP DATABASE IF EXISTS %s" % db])
     psql(["-d", "postgres", "-c", "CREATE DATABASE %s" % db])
@@ -374,15 +382,18 @@ def check_reference():
         if kind == "function" and re.match(INTERNAL, name):
             continue
         names.append((kind, name))
-    missing = [(k, n) for k, n in names if not re.search(r"(?<![\w.])%s(?!\w)" % re.escape(n), ref)]
-    for k, n in missing:
-        print("FAIL README.md (Reference): %s %s is an object of the extension the Reference does not name" % (k, n))
-    print("README.md: the Reference names %d of %d user-facing objects" % (len(names) - len(missing), len(names)))
+    failed = 0
+    for where, ref in refs:
+        missing = [(k, n) for k, n in names if not re.search(r"(?<![\w.])%s(?!\w)" % re.escape(n), ref)]
+        for k, n in missing:
+            print("FAIL %s: %s %s is an object of the extension it does not name" % (where, k, n))
+        print("%s names %d of %d user-facing objects" % (where, len(names) - len(missing), len(names)))
+        failed += len(missing)
     # a check that saw nothing would pass: it must see the extension's objects
     if len(names) < 60:
-        print("FAIL README.md (Reference): only %d user-facing objects found in the extension" % len(names))
-        return len(missing) + 1
-    return len(missing)
+        print("FAIL Reference: only %d user-facing objects found in the extension" % len(names))
+        return failed + 1
+    return failed
 
 
 def main():

@@ -18,10 +18,35 @@
  *   answer or "ERR sqlstate message".  Ends with SELECT 1 on the same
  *   connection.
  */
+static uint8_t buf[1 << 19];
+
+/* a recv line "id base kept hex": bf_check of its bytes */
+static PGresult *
+check_line(PGconn *conn, const char *line, long *id)
+{
+	char base[64], kept[8];
+	int off;
+	size_t len;
+	const char *values[4];
+	int lengths[4], formats[4] = {1, 1, 0, 0};
+
+	if (sscanf(line, "%ld %63s %7s %n", id, base, kept, &off) != 3)
+		return NULL;
+	len = unhex(line + off, buf);
+	values[0] = (const char *) buf;
+	values[1] = (const char *) buf;
+	values[2] = base;
+	values[3] = kept;
+	lengths[0] = lengths[1] = (int) len;
+	lengths[2] = lengths[3] = 0;
+	return PQexecParams(conn,
+						"SELECT bf_check($1::bloomfilter, $2::bytea, $3::text, $4::bool)",
+						4, NULL, values, lengths, formats, 0);
+}
+
 int main(int argc, char **argv)
 {
 	static char line[1 << 20];
-	static uint8_t buf[1 << 19];
 	FILE *in, *out;
 
 	if (argc == 4 && strcmp(argv[1], "reseal") == 0)
@@ -50,66 +75,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc == 5 && strcmp(argv[1], "recv") == 0)
-	{
-		PGconn *conn = PQconnectdb(argv[2]);
-		PGresult *res;
-
-		if (PQstatus(conn) != CONNECTION_OK)
-		{
-			fprintf(stderr, "%s", PQerrorMessage(conn));
-			return 2;
-		}
-		in = fopen(argv[3], "r");
-		out = fopen(argv[4], "w");
-		if (!in || !out)
-			return 2;
-		while (fgets(line, sizeof line, in))
-		{
-			long id;
-			char base[64], kept[8];
-			int off;
-			size_t len;
-			const char *values[4];
-			int lengths[4], formats[4] = {1, 1, 0, 0};
-
-			if (sscanf(line, "%ld %63s %7s %n", &id, base, kept, &off) != 3)
-				return 3;
-			len = unhex(line + off, buf);
-			values[0] = (const char *) buf;
-			values[1] = (const char *) buf;
-			values[2] = base;
-			values[3] = kept;
-			lengths[0] = lengths[1] = (int) len;
-			lengths[2] = lengths[3] = 0;
-			res = PQexecParams(conn,
-							   "SELECT bf_check($1::bloomfilter, $2::bytea, $3::text, $4::bool)",
-							   4, NULL, values, lengths, formats, 0);
-			if (PQresultStatus(res) == PGRES_TUPLES_OK)
-				fprintf(out, "%ld %s\n", id, PQgetvalue(res, 0, 0));
-			else if (PQresultStatus(res) == PGRES_FATAL_ERROR &&
-					 PQstatus(conn) == CONNECTION_OK)
-			{
-				char *msg = strdup(PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY));
-
-				oneline(msg);
-				fprintf(out, "%ld ERR %s %s\n", id,
-						PQresultErrorField(res, PG_DIAG_SQLSTATE), msg);
-				free(msg);
-			}
-			else
-			{
-				fprintf(out, "%ld LOST %s\n", id, PQerrorMessage(conn));
-				fclose(out);
-				return 1;
-			}
-			PQclear(res);
-		}
-		res = PQexec(conn, "SELECT 1");
-		fprintf(out, "final %s\n",
-				PQresultStatus(res) == PGRES_TUPLES_OK ? PQgetvalue(res, 0, 0) : "failed");
-		fclose(out);
-		PQfinish(conn);
-		return 0;
-	}
+		return tap_recv_lines(argv[2], argv[3], argv[4], check_line, 0);
 	return 2;
 }

@@ -18,10 +18,30 @@
  *   "ERR sqlstate message | detail".  Ends with SELECT 1 on the same
  *   connection.
  */
+static uint8_t buf[1 << 20];
+
+/* a recv line "id type hex": vcheck_<type> of its bytes */
+static PGresult *
+check_line(PGconn *conn, const char *line, long *id)
+{
+	char type[64], sql[256];
+	int off;
+	size_t len;
+	const char *values[2];
+	int lengths[2], formats[2] = {1, 1};
+
+	if (sscanf(line, "%ld %63s %n", id, type, &off) != 2)
+		return NULL;
+	len = unhex(line + off, buf);
+	snprintf(sql, sizeof sql, "SELECT vcheck_%s($1::%s, $2::bytea)", type, type);
+	values[0] = values[1] = (const char *) buf;
+	lengths[0] = lengths[1] = (int) len;
+	return PQexecParams(conn, sql, 2, NULL, values, lengths, formats, 0);
+}
+
 int main(int argc, char **argv)
 {
 	static char line[1 << 21];
-	static uint8_t buf[1 << 20];
 	FILE *in, *out;
 
 	if (argc == 4 && strcmp(argv[1], "reseal") == 0)
@@ -49,65 +69,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc == 5 && strcmp(argv[1], "recv") == 0)
-	{
-		PGconn *conn = PQconnectdb(argv[2]);
-		PGresult *res;
-
-		if (PQstatus(conn) != CONNECTION_OK)
-		{
-			fprintf(stderr, "%s", PQerrorMessage(conn));
-			return 2;
-		}
-		in = fopen(argv[3], "r");
-		out = fopen(argv[4], "w");
-		if (!in || !out)
-			return 2;
-		while (fgets(line, sizeof line, in))
-		{
-			long id;
-			char type[64], sql[256];
-			int off;
-			size_t len;
-			const char *values[2];
-			int lengths[2], formats[2] = {1, 1};
-
-			if (sscanf(line, "%ld %63s %n", &id, type, &off) != 2)
-				return 3;
-			len = unhex(line + off, buf);
-			snprintf(sql, sizeof sql, "SELECT vcheck_%s($1::%s, $2::bytea)", type, type);
-			values[0] = values[1] = (const char *) buf;
-			lengths[0] = lengths[1] = (int) len;
-			res = PQexecParams(conn, sql, 2, NULL, values, lengths, formats, 0);
-			if (PQresultStatus(res) == PGRES_TUPLES_OK)
-				fprintf(out, "%ld %s\n", id, PQgetvalue(res, 0, 0));
-			else if (PQresultStatus(res) == PGRES_FATAL_ERROR &&
-					 PQstatus(conn) == CONNECTION_OK)
-			{
-				char *msg = strdup(PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY));
-				const char *d = PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL);
-				char *detail = strdup(d ? d : "");
-
-				oneline(msg);
-				oneline(detail);
-				fprintf(out, "%ld ERR %s %s | %s\n", id,
-						PQresultErrorField(res, PG_DIAG_SQLSTATE), msg, detail);
-				free(msg);
-				free(detail);
-			}
-			else
-			{
-				fprintf(out, "%ld LOST %s\n", id, PQerrorMessage(conn));
-				fclose(out);
-				return 1;
-			}
-			PQclear(res);
-		}
-		res = PQexec(conn, "SELECT 1");
-		fprintf(out, "final %s\n",
-				PQresultStatus(res) == PGRES_TUPLES_OK ? PQgetvalue(res, 0, 0) : "failed");
-		fclose(out);
-		PQfinish(conn);
-		return 0;
-	}
+		return tap_recv_lines(argv[2], argv[3], argv[4], check_line, 1);
 	return 2;
 }

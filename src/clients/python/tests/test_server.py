@@ -336,20 +336,39 @@ def test_int_and_float_families(conn):
         BloomFilter.empty(10).add(1 << 63)
 
 
-def test_readme_python_example(conn):
-    """The README's Python example (the block after "clients-test: python")
-    runs and prints what the README shows."""
+def readme_examples():
+    """The Python examples of the project's README and of the package's own
+    (each a ```python block after a "clients-test: python" marker, then the
+    plain block of what it prints): (file, code, shown) for each."""
+    import re
+    here = os.path.dirname(os.path.abspath(__file__))
+    found = []
+    for path in (os.path.join(here, "..", "..", "..", "..", "README.md"),
+                 os.path.join(here, "..", "README.md")):
+        name = os.path.relpath(os.path.normpath(path), os.path.join(here, "..", "..", "..", ".."))
+        text = open(path, encoding="utf-8").read()
+        blocks = re.findall(r"<!-- clients-test: python[^>]*-->\n```python\n(.*?)```\n```\n(.*?)```", text, re.S)
+        # every marker is followed by a block and its output (a marker whose
+        # block did not parse would silently run nothing)
+        assert len(blocks) == text.count("<!-- clients-test: python"), name
+        assert blocks, "%s has no Python example marked clients-test" % name
+        found += [(name, code, shown) for code, shown in blocks]
+    return found
+
+
+EXAMPLES = readme_examples()
+
+
+@pytest.mark.parametrize("name,code,shown", EXAMPLES,
+                         ids=["%s#%d" % (e[0], i) for i, e in enumerate(EXAMPLES)])
+def test_readme_python_example(conn, name, code, shown):
+    """The READMEs' Python examples run and print what the READMEs show."""
     import contextlib
     import io
-    import re
-    readme = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "README.md")
-    text = open(readme, encoding="utf-8").read()
-    m = re.search(r"<!-- clients-test: python[^>]*-->\n```python\n(.*?)```\n```\n(.*?)```", text, re.S)
-    assert m, "README.md has no Python example marked clients-test"
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(m.group(1), "README.md (Python example)", "exec"), {})
-    assert out.getvalue() == m.group(2)
+        exec(compile(code, "%s (Python example)" % name, "exec"), {})
+    assert out.getvalue() == shown
 
 
 def test_float4_keys_read_back(conn):
