@@ -33,7 +33,7 @@ Convention (README.md says it too, in a comment at its top):
 - The same holds for the design notes beside the code and the benchmarks'
   page: every README*.md under src/ (but src/clients/) and test/ is run the same way, after
   README.md (its sections' databases are its own).
-- README.md's "Reference" and REFERENCE.md (the full reference, one line per
+- README.md's "Reference" and src/REFERENCE.md (the full reference, one line per
   function) each name every user-facing function, aggregate, type, operator
   class and access method of the extension (checked against the installed
   extension: the internal support functions, named after a type, are left
@@ -59,7 +59,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README = os.path.join(ROOT, "README.md")
-REFERENCE = os.path.join(ROOT, "REFERENCE.md")
+REFERENCE = os.path.join(ROOT, "src", "REFERENCE.md")
 
 
 def doc_files():
@@ -344,7 +344,7 @@ INTERNAL = r"^(bloomfilter|countingbloom|scalablebloom|bloomwindow|gbloomfilter|
 
 def check_reference():
     """Every user-facing object of the installed extension is named in
-    README.md's Reference and in REFERENCE.md; returns the number of
+    README.md's Reference and in src/REFERENCE.md; returns the number of
     failures."""
     with open(README) as fh:
         text = fh.read()
@@ -354,10 +354,10 @@ def check_reference():
         return 1
     refs = [("README.md (Reference)", m.group(1))]
     if not os.path.exists(REFERENCE):
-        print("FAIL REFERENCE.md: missing")
+        print("FAIL src/REFERENCE.md: missing")
         return 1
     with open(REFERENCE) as fh:
-        refs.append(("REFERENCE.md", fh.read()))
+        refs.append(("src/REFERENCE.md", fh.read()))
     db = "readme_test_reference"
     psql(["-d", "postgres", "-c", "DROP DATABASE IF EXISTS %s" % db])
     psql(["-d", "postgres", "-c", "CREATE DATABASE %s" % db])
