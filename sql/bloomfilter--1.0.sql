@@ -923,11 +923,13 @@ CREATE FUNCTION @extschema@.bloom_window_info(w @extschema@.bloomwindow,
 	RETURNS SETOF record
 	AS 'MODULE_PATHNAME', 'bloomwindow_info' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
-CREATE FUNCTION @extschema@.bloom_window_params(w @extschema@.bloomwindow,
-		OUT width interval, OUT bucket_width interval, OUT buckets integer,
-		OUT layout text, OUT bits bigint, OUT hashes integer, OUT seed bigint,
-		OUT key_family text, OUT bytes bigint, OUT newest_end timestamptz)
-	RETURNS record
+-- a named type, as bloom_info_result (pushed down to a remote, read back)
+CREATE TYPE @extschema@.bloom_window_params_result AS (
+	width interval, bucket_width interval, buckets integer, layout text,
+	bits bigint, hashes integer, seed bigint, key_family text, bytes bigint,
+	newest_end timestamptz);
+CREATE FUNCTION @extschema@.bloom_window_params(w @extschema@.bloomwindow)
+	RETURNS @extschema@.bloom_window_params_result
 	AS 'MODULE_PATHNAME', 'bloomwindow_params' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 CREATE FUNCTION @extschema@.bloomwindow_agg_trans(@extschema@.bloomfilter_aggstate, anyelement, timestamptz,
@@ -1106,10 +1108,12 @@ CREATE FUNCTION @extschema@.bloom_fpr(@extschema@.scalablebloom) RETURNS float8
 CREATE FUNCTION @extschema@.bloom_cardinality(@extschema@.scalablebloom) RETURNS float8
 	AS 'MODULE_PATHNAME', 'scalablebloom_cardinality' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
-CREATE FUNCTION @extschema@.sbloom_settings(@extschema@.scalablebloom,
-		OUT fpr float8, OUT growth integer, OUT tightening float8,
-		OUT initial_capacity bigint, OUT filters integer, OUT rate_bound float8)
-	RETURNS record
+-- a named type, as bloom_info_result (pushed down to a remote, read back)
+CREATE TYPE @extschema@.sbloom_settings_result AS (
+	fpr float8, growth integer, tightening float8, initial_capacity bigint,
+	filters integer, rate_bound float8);
+CREATE FUNCTION @extschema@.sbloom_settings(@extschema@.scalablebloom)
+	RETURNS @extschema@.sbloom_settings_result
 	AS 'MODULE_PATHNAME', 'scalablebloom_settings' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
 CREATE FUNCTION @extschema@.sbloom_filters(@extschema@.scalablebloom,
@@ -1675,6 +1679,8 @@ COMMENT ON FUNCTION @extschema@.cbloom_contains(@extschema@.countingbloom, anyco
 COMMENT ON FUNCTION @extschema@.cbloom_contained_in(anycompatible, @extschema@.countingbloom) IS 'May the key be in the counting filter? (operator <@)';
 COMMENT ON FUNCTION @extschema@.cbloom_count(@extschema@.countingbloom, anycompatible) IS 'Smallest of the key''s counters: an upper bound of its count, 0 if surely absent';
 COMMENT ON FUNCTION @extschema@.cbloom_union(@extschema@.countingbloom, @extschema@.countingbloom) IS 'Counters summed, saturating (operator |)';
+COMMENT ON TYPE @extschema@.sbloom_settings_result IS 'The row of sbloom_settings: fpr, growth, tightening, initial_capacity, filters, rate_bound';
+COMMENT ON TYPE @extschema@.bloom_window_params_result IS 'The row of bloom_window_params: width, bucket_width, buckets, layout, bits, hashes, seed, key_family, bytes, newest_end';
 COMMENT ON TYPE @extschema@.cbloom_info_result IS 'The row of cbloom_info: layout, counters, hashes, counter_bits, bytes, seed, key_family, items, nonzero_counters, saturated_counters, est_fpr, format_version';
 COMMENT ON FUNCTION @extschema@.cbloom_info(@extschema@.countingbloom) IS 'Layout, counters, hashes, counter width, size, seed, key family, items, non-zero and saturated counters, estimated rate';
 COMMENT ON AGGREGATE @extschema@.cbloom_agg(anyelement, bigint, float8) IS 'Counting filter of the non-NULL values, 4-bit counters';
