@@ -69,6 +69,7 @@ step "fuzzing the validators, text codec and filter operations (libFuzzer, 9 tar
 	env FUZZ_SECONDS="${FUZZ_SECONDS:-30}" bash test/fuzz/run.sh
 step "pg_regress" regress
 step "README examples run as shown (test/readme_test.py)" pg_virtualenv -t python3 test/readme_test.py
+step "documentation links resolve (test/doc_links.py)" python3 test/doc_links.py
 # The clients (src/clients/*): unit tests from test/vectors/vectors.tsv and
 # tests against the installed server.  BLOOMFILTER_SERVER_TESTS=require
 # makes a missing server or psycopg a failure instead of a skip; pytest's
