@@ -66,7 +66,8 @@ CREATE FUNCTION @extschema@.bloom_empty_bits(bits bigint, hashes int,
 CREATE FUNCTION @extschema@.bloomfilter_support(internal) RETURNS internal
 	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 
--- the RESTRICT estimator of the @> and <@ probe operators
+-- the RESTRICT estimator of the @> and <@ probe operators and of the @>> and
+-- <<@ superset operators (which also costs GiST for them: src/bf_planner.c)
 CREATE FUNCTION @extschema@.bloomfilter_contsel(internal, oid, internal, integer)
 	RETURNS float8
 	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
@@ -169,7 +170,7 @@ CREATE OPERATOR @extschema@.@>> (
 	RIGHTARG = @extschema@.bloomfilter,
 	FUNCTION = @extschema@.bloom_contains_filter,
 	COMMUTATOR = OPERATOR(@extschema@.<<@),
-	RESTRICT = pg_catalog.contsel,
+	RESTRICT = @extschema@.bloomfilter_contsel,
 	JOIN = pg_catalog.contjoinsel
 );
 
@@ -178,7 +179,7 @@ CREATE OPERATOR @extschema@.<<@ (
 	RIGHTARG = @extschema@.bloomfilter,
 	FUNCTION = @extschema@.bloom_contained_in_filter,
 	COMMUTATOR = OPERATOR(@extschema@.@>>),
-	RESTRICT = pg_catalog.contsel,
+	RESTRICT = @extschema@.bloomfilter_contsel,
 	JOIN = pg_catalog.contjoinsel
 );
 

@@ -55,6 +55,9 @@ PG_FUNCTION_INFO_V1(bloomfilter_contsel);
  */
 #define BLOOM_DEFAULT_SEL 0.01
 
+/* f @>> q when q is not NULL: contsel's DEFAULT_CONTAIN_SEL */
+#define BLOOM_SUPERSET_SEL 0.001
+
 /* Is node a call of gbloom_key(x)?  Then x. */
 static Node *
 strip_key_box(Node *node)
@@ -134,8 +137,67 @@ probe_selectivity(PlannerInfo *root, Node *filter_expr, Node *key_expr,
 }
 
 /*
+ * Set the probe-aware estimate (bf_gist_cost.c) as the amcostestimate of
+ * the GiST indexes of the operator class on column col of its table, when
+ * col is one.  supop is the @>> operator, a member of the operator class.
+ *
+ * Called by the restriction estimator of @>> and <<@: those operators are
+ * in the operator class, so the planner matches them to the index without
+ * asking bloomfilter_support, and it estimates every restriction clause of
+ * a table (set_baserel_size_estimates, and for a parameterized path before
+ * the path is costed) before it costs any of the table's index paths.  The
+ * estimate is per planning (IndexOptInfo is built for each query), needs
+ * nothing loaded beforehand, and is GiST's own where the tree narrows.
+ */
+static void
+install_gist_estimate(PlannerInfo *root, Node *col, Oid supop)
+{
+	Var		   *var;
+	RelOptInfo *rel;
+	ListCell   *lc;
+
+	if (root == NULL || col == NULL || !IsA(col, Var) || !OidIsValid(supop))
+		return;
+	var = (Var *) col;
+	if (var->varlevelsup != 0 || var->varattno <= 0 ||
+		var->varno <= 0 || var->varno >= root->simple_rel_array_size)
+		return;
+	rel = root->simple_rel_array[var->varno];
+	if (rel == NULL || rel->rtekind != RTE_RELATION ||
+		(rel->reloptkind != RELOPT_BASEREL && rel->reloptkind != RELOPT_OTHER_MEMBER_REL))
+		return;
+	foreach(lc, rel->indexlist)
+	{
+		IndexOptInfo *index = (IndexOptInfo *) lfirst(lc);
+
+		if (index->relam == GIST_AM_OID && index->ncolumns >= 1 &&
+			index->indexkeys[0] == var->varattno &&
+			op_in_opfamily(supop, index->opfamily[0]))
+			index->amcostestimate = gbloom_costestimate;
+	}
+}
+
+/*
+ * Selectivity of `f @>> q` (every bit of q set in f): contsel's 0.1% (what
+ * the operator had before this estimator), 0 for a NULL q the planner can
+ * see.  How many stored filters hold q's bits is not known without reading
+ * them; the planner's choice between the indexes does not rest on it (both
+ * fetch the same rows from the table), but on the index reads.
+ */
+static Selectivity
+superset_selectivity(PlannerInfo *root, Node *qexpr)
+{
+	Node	   *qnode = estimate_expression_value(root, qexpr);
+
+	if (IsA(qnode, Const) && ((Const *) qnode)->constisnull)
+		return 0.0;
+	return BLOOM_SUPERSET_SEL;
+}
+
+/*
  * bloomfilter_contsel(root, operator, args, varRelid): the RESTRICT
- * function of `@>` (filter on the left) and `<@` (filter on the right).
+ * function of `@>` and `@>>` (filter on the left) and `<@` and `<<@`
+ * (filter on the right).
  */
 Datum
 bloomfilter_contsel(PG_FUNCTION_ARGS)
@@ -161,6 +223,19 @@ bloomfilter_contsel(PG_FUNCTION_ARGS)
 		PG_RETURN_FLOAT8(probe_selectivity(root, left, right, varRelid, bftype));
 	if (strcmp(name, "<@") == 0)
 		PG_RETURN_FLOAT8(probe_selectivity(root, right, left, varRelid, bftype));
+	if (!OidIsValid(bftype) || getBaseType(exprType(left)) != bftype ||
+		getBaseType(exprType(right)) != bftype)
+		PG_RETURN_FLOAT8(BLOOM_DEFAULT_SEL);
+	if (strcmp(name, "@>>") == 0)
+	{
+		install_gist_estimate(root, left, oper);
+		PG_RETURN_FLOAT8(superset_selectivity(root, right));
+	}
+	if (strcmp(name, "<<@") == 0)
+	{
+		install_gist_estimate(root, right, get_commutator(oper));
+		PG_RETURN_FLOAT8(superset_selectivity(root, left));
+	}
 	PG_RETURN_FLOAT8(BLOOM_DEFAULT_SEL);
 }
 
@@ -294,16 +369,18 @@ index_condition(SupportRequestIndexCondition *req)
 		cond = make_opclause(opno, BOOLOID, false, (Expr *) col, box,
 							 InvalidOid, inputcollid);
 
-		/*
-		 * A GiST index of the operator class: a probe's cost is not what
-		 * GiST's generic estimate says (bf_gist_cost.c).  The planner costs
-		 * the index's paths after asking for its conditions, so this is in
-		 * time for every probe; superset conditions are matched without
-		 * this function and keep GiST's estimate.
-		 */
-		if (req->index->relam == GIST_AM_OID)
-			req->index->amcostestimate = gbloom_costestimate;
 	}
+
+	/*
+	 * A GiST index of the operator class: a probe's or a superset query's
+	 * cost is not what GiST's generic estimate says (bf_gist_cost.c).  The
+	 * planner costs the index's paths after asking for its conditions, so
+	 * this is in time for every call; the operator `col @>> q` is matched
+	 * without this function and gets the estimate from its restriction
+	 * estimator (install_gist_estimate).
+	 */
+	if (req->index->relam == GIST_AM_OID)
+		req->index->amcostestimate = gbloom_costestimate;
 
 	/* the condition is the call itself: exact, no need to keep the call */
 	req->lossy = false;
@@ -324,8 +401,19 @@ bloomfilter_support(PG_FUNCTION_ARGS)
 		SupportRequestSelectivity *req = (SupportRequestSelectivity *) rawreq;
 		int			filterarg = 0;
 
-		if (req->is_join || list_length(req->args) != 2 ||
-			classify(req->funcid, &filterarg) != BFK_PROBE)
+		BloomFuncKind kind;
+
+		if (req->is_join || list_length(req->args) != 2)
+			PG_RETURN_POINTER(NULL);
+		kind = classify(req->funcid, &filterarg);
+		if (kind == BFK_SUPERSET)
+		{
+			/* as the operator's (index_condition costs GiST for the call) */
+			req->selectivity = superset_selectivity(req->root,
+													(Node *) list_nth(req->args, 1 - filterarg));
+			PG_RETURN_POINTER(req);
+		}
+		if (kind != BFK_PROBE)
 			PG_RETURN_POINTER(NULL);
 		req->selectivity = probe_selectivity(req->root,
 											 (Node *) list_nth(req->args, filterarg),
