@@ -1,8 +1,9 @@
 /*
  * bf_planner.c
- *		Planner support: selectivity of probes, and index conditions for
- *		the GiST operator class (bf_gist.c) and the bloomslice access
- *		method (bf_slice_*.c).
+ *		Planner support: selectivity of probes and superset queries, index
+ *		conditions for the GiST operator class (bf_gist.c) and the
+ *		bloomslice access method (bf_slice_*.c), and the costs that let the
+ *		planner choose between them.
  *
  * Selectivity.  `x <@ f` (or f @> x, bloom_contains(f, x)) keeps the rows
  * whose key is one of the filter's keys, plus a false-positive fraction of
@@ -25,6 +26,17 @@
  * x <@ col, into `col @> gbloom_key(x)` for GiST, which is exact (lossy =
  * false).  bloom_contains_filter(col, q) and bloom_contained_in_filter(q,
  * col) become `col @>> q`.  Both index kinds take the same conditions.
+ *
+ * Index costs.  A GiST index of the operator class is costed from a sample
+ * of its tree (bf_gist_cost.c), set as its amcostestimate before the
+ * planner costs it: by the index conditions above, and by the restriction
+ * estimator of `@>>` and `<<@` (operators of both operator classes, which
+ * the planner matches without the support function).  Superset queries are
+ * estimated at contsel's 0.1%.
+ *
+ * Call costs.  A probe or superset call over a stored filter kept out of
+ * line pays for reading it from the TOAST table (SupportRequestCost), which
+ * PostgreSQL's costs leave out.
  */
 #include "bloomfilter.h"
 #include "bf_gbloom.h"
