@@ -120,14 +120,14 @@ SELECT (bloom_info(bloom_add_all(sbloom_empty(100), ARRAY(SELECT generate_series
 
 -- 3. A bloomwindow key stamped ahead of the present never makes the keys of
 -- the present vanish: it is kept in the present's bucket (with a WARNING
--- when it is more than a minute ahead); small clock skew just works.
+-- when it is more than a second ahead); small clock skew just works.
 -- (terse: the WARNING's detail names the server's clock)
 \set VERBOSITY terse
 CREATE TABLE ww AS SELECT bloom_window_empty('1 hour', 6, 1000) AS w;
 UPDATE ww SET w = bloom_window_add(w, 'key1');
 UPDATE ww SET w = bloom_window_add(w, 'keyX', '2999-01-01 00:00+00');
 UPDATE ww SET w = bloom_window_add(w, 'key2');
-UPDATE ww SET w = bloom_window_add(w, 'keyS', clock_timestamp() + interval '5 seconds');
+UPDATE ww SET w = bloom_window_add(w, 'keyS', clock_timestamp() + interval '500 milliseconds');
 SELECT bloom_window_contains(w, 'key1') AS key1, bloom_window_contains(w, 'key2') AS key2,
        bloom_window_contains(w, 'keyX') AS key_x, bloom_window_contains(w, 'keyS') AS key_s,
        bloom_window_contains(w, 'key3') AS key3
@@ -146,6 +146,18 @@ FROM (SELECT bloom_window_agg(k, t::timestamptz, '1 hour')
 SELECT bloom_window_contains(bloom_window_agg(g, '2999-01-01 00:00+00'::timestamptz + g * interval '1 hour', '1 hour'), 3)
 FROM generate_series(1, 5) g;
 \set VERBOSITY default
+-- a lead of seconds into the next bucket is not silent either: the key
+-- ages out up to its lead earlier than its stamp would have it.  Buckets of
+-- a minute; the key stamped half a second into the next minute, 5 to 65
+-- seconds ahead (the WARNING's text names the times: its SQLSTATE only)
+CREATE TABLE wm AS SELECT bloom_window_empty('1 hour', 60, 1000) AS w;
+SELECT CASE WHEN nb - clock_timestamp() > interval '5 seconds' THEN nb ELSE nb + interval '1 minute' END AS lead_t
+FROM (SELECT date_trunc('minute', clock_timestamp()) + interval '1 minute 0.5 second' AS nb) s \gset
+\set VERBOSITY sqlstate
+UPDATE wm SET w = bloom_window_add(w, 'keyL', :'lead_t');
+\set VERBOSITY default
+SELECT bloom_window_contains(w, 'keyL') AS key_l, newest_end <= clock_timestamp() + interval '1 minute' AS not_ahead
+FROM wm, bloom_window_params(w);
 
 -- 10. w @> key and key <@ w: bloom_window_contains(w, key) at now()
 SELECT w @> 'key1'::text AS op_contains, 'key1' <@ w AS op_contained, w @> 'key3' AS absent,

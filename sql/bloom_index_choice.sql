@@ -10,8 +10,57 @@
 --     then narrows a probe to a few pages;
 --   - with GiST alone on normal-density filters: a sequential scan, not a
 --     GiST scan that reads every page and rechecks most rows.
+-- The same for superset queries (f @>> q, q <<@ f, bloom_contains_filter):
+-- @>> is in both operator classes, so the planner matches it without the
+-- support function, and its restriction estimator sets the tree-sampled
+-- estimate on the table's GiST indexes.  Each choice holds without ANALYZE
+-- (the README's examples run none), with q a constant, a subquery (not
+-- known at planning time) or a generic plan's parameter; and each chosen
+-- plan returns what a sequential scan returns.
+-- Filters stored out of line (over about 2 kB): a sequential scan reads
+-- them from the TOAST table, which PostgreSQL's costs leave out; the probe
+-- and superset functions' support function charges each call its share of
+-- those pages, so bloomslice is chosen there too, not the table.
 --
 SET max_parallel_workers_per_gather = 0;
+
+-- chosen(query): the plan's scan, its index if any, printed alike by every
+-- PostgreSQL version (EXPLAIN (COSTS OFF), the index's name or the scan)
+CREATE FUNCTION chosen(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+	m text[];
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+		m := regexp_match(line, '(Index Scan|Bitmap Index Scan|Index Only Scan) (?:using |on )(\w+)');
+		IF m IS NOT NULL THEN RETURN m[2]; END IF;
+	END LOOP;
+	RETURN 'seq scan';
+END $$;
+
+-- explain_lines(query): EXPLAIN (COSTS OFF)'s lines
+CREATE FUNCTION explain_lines(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+BEGIN
+	RETURN QUERY EXECUTE 'EXPLAIN (COSTS OFF) ' || q;
+END $$;
+
+-- same_as_seq(query): the rows of the chosen plan against a sequential
+-- scan's (count of the chosen's, count differing: always 0)
+CREATE FUNCTION same_as_seq(q text, OUT nrows bigint, OUT differences bigint)
+LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE 'CREATE TEMP TABLE cmp_chosen AS ' || q;
+	PERFORM set_config('enable_indexscan', 'off', true);
+	PERFORM set_config('enable_bitmapscan', 'off', true);
+	EXECUTE 'CREATE TEMP TABLE cmp_seq AS ' || q;
+	PERFORM set_config('enable_indexscan', 'on', true);
+	PERFORM set_config('enable_bitmapscan', 'on', true);
+	SELECT count(*) INTO nrows FROM cmp_chosen;
+	SELECT count(*) INTO differences
+	FROM ((TABLE cmp_chosen EXCEPT ALL TABLE cmp_seq)
+		  UNION ALL (TABLE cmp_seq EXCEPT ALL TABLE cmp_chosen)) x;
+	DROP TABLE cmp_chosen, cmp_seq;
+END $$;
 
 -- 600 filters of 1,000 keys each, sized for them (about half their bits set)
 CREATE TABLE ic_dense AS
@@ -51,3 +100,110 @@ BEGIN;
 DROP INDEX ic_sparse_bs;
 EXPLAIN (COSTS OFF) SELECT id FROM ic_sparse WHERE ks @> 12345;
 ROLLBACK;
+
+-- ---------------------------------------------------------------------
+-- Superset queries
+-- ---------------------------------------------------------------------
+-- q: 11 keys of stored filter 500 (dense), 3 of filter 1234 (sparse), each
+-- at its column's geometry; also in a table, for subqueries
+CREATE TABLE ic_q (name text, q bloomfilter);
+INSERT INTO ic_q
+SELECT 'dense', bloom_agg(k, 1000, 0.01) FROM generate_series(250250, 250260) k
+UNION ALL
+SELECT 'sparse', bloom_add_all(bloom_empty(1000), ARRAY[12341, 12342, 12343]);
+SELECT q AS qd FROM ic_q WHERE name = 'dense' \gset
+SELECT q AS qs FROM ic_q WHERE name = 'sparse' \gset
+
+-- normal density: bloomslice, for each form and each kind of q
+SELECT form, chosen(format(query, 'ic_dense', quote_literal(:'qd') || '::bloomfilter')) AS const_q,
+	   chosen(format(query, 'ic_dense', '(SELECT q FROM ic_q WHERE name = ''dense'')')) AS subquery_q
+FROM (VALUES ('f @>> q', 'SELECT id FROM %s WHERE ks @>> %s'),
+			 ('q <<@ f', 'SELECT id FROM %1$s WHERE %2$s <<@ ks'),
+			 ('bloom_contains_filter', 'SELECT id FROM %s WHERE bloom_contains_filter(ks, %s)')) v(form, query);
+-- sparse: GiST
+SELECT form, chosen(format(query, 'ic_sparse', quote_literal(:'qs') || '::bloomfilter')) AS const_q,
+	   chosen(format(query, 'ic_sparse', '(SELECT q FROM ic_q WHERE name = ''sparse'')')) AS subquery_q
+FROM (VALUES ('f @>> q', 'SELECT id FROM %s WHERE ks @>> %s'),
+			 ('q <<@ f', 'SELECT id FROM %1$s WHERE %2$s <<@ ks'),
+			 ('bloom_contains_filter', 'SELECT id FROM %s WHERE bloom_contains_filter(ks, %s)')) v(form, query);
+-- a generic plan's parameter
+PREPARE sup_dense(bloomfilter) AS SELECT id FROM ic_dense WHERE ks @>> $1;
+PREPARE sup_sparse(bloomfilter) AS SELECT id FROM ic_sparse WHERE ks @>> $1;
+SET plan_cache_mode = force_generic_plan;
+SELECT chosen(format('EXECUTE sup_dense(%L)', :'qd')) AS dense,
+	   chosen(format('EXECUTE sup_sparse(%L)', :'qs')) AS sparse;
+RESET plan_cache_mode;
+-- the rows are a sequential scan's
+SELECT * FROM same_as_seq('SELECT id FROM ic_dense WHERE ks @>> (SELECT q FROM ic_q WHERE name = ''dense'')');
+SELECT * FROM same_as_seq('SELECT id FROM ic_sparse WHERE ks @>> (SELECT q FROM ic_q WHERE name = ''sparse'')');
+SELECT id FROM ic_dense WHERE ks @>> :'qd'::bloomfilter ORDER BY id;
+SELECT id FROM ic_sparse WHERE ks @>> :'qs'::bloomfilter ORDER BY id;
+
+-- GiST alone: the table is read over normal-density filters, GiST over
+-- sparse ones
+BEGIN;
+DROP INDEX ic_dense_bs;
+DROP INDEX ic_sparse_bs;
+SELECT chosen(format('SELECT id FROM ic_dense WHERE ks @>> %L::bloomfilter', :'qd')) AS dense_const,
+	   chosen('SELECT id FROM ic_dense WHERE ks @>> (SELECT q FROM ic_q WHERE name = ''dense'')') AS dense_subquery,
+	   chosen(format('SELECT id FROM ic_sparse WHERE ks @>> %L::bloomfilter', :'qs')) AS sparse_const,
+	   chosen('SELECT id FROM ic_sparse WHERE ks @>> (SELECT q FROM ic_q WHERE name = ''sparse'')') AS sparse_subquery;
+ROLLBACK;
+
+-- ---------------------------------------------------------------------
+-- Without ANALYZE, as the README's Indexing example creates its table:
+-- CREATE TABLE AS, both indexes, then queries
+-- ---------------------------------------------------------------------
+CREATE TABLE ic_files AS
+SELECT f AS file_id, bloom_agg(f * 500 + k, 1000, 0.01) AS customers
+FROM generate_series(1, 1000) f, generate_series(1, 1000) k GROUP BY f;
+CREATE INDEX ic_files_bs ON ic_files USING bloomslice (customers);
+CREATE INDEX ic_files_gist ON ic_files USING gist (customers);
+CREATE TABLE ic_small AS
+SELECT f AS file_id, bloom_add_all(bloom_empty(1000), ARRAY(SELECT f * 10 + k FROM generate_series(1, 5) k)) AS customers
+FROM generate_series(1, 5000) f;
+CREATE INDEX ic_small_bs ON ic_small USING bloomslice (customers);
+CREATE INDEX ic_small_gist ON ic_small USING gist (customers);
+SELECT relname, reltuples >= 0 AS counted_by_create_index,
+	   (SELECT count(*) FROM pg_statistic WHERE starelid = c.oid) AS statistics
+FROM pg_class c WHERE relname IN ('ic_files', 'ic_small') ORDER BY 1;
+SELECT chosen('SELECT file_id FROM ic_files WHERE customers @> 250250') AS files_probe,
+	   chosen('SELECT file_id FROM ic_files WHERE customers @>> (SELECT q FROM ic_q WHERE name = ''dense'')') AS files_superset,
+	   chosen('SELECT file_id FROM ic_small WHERE customers @> 12345') AS small_probe,
+	   chosen('SELECT file_id FROM ic_small WHERE customers @>> (SELECT q FROM ic_q WHERE name = ''sparse'')') AS small_superset;
+SELECT * FROM same_as_seq('SELECT file_id FROM ic_files WHERE customers @>> (SELECT q FROM ic_q WHERE name = ''dense'')');
+SELECT * FROM same_as_seq('SELECT file_id FROM ic_small WHERE customers @>> (SELECT q FROM ic_q WHERE name = ''sparse'')');
+
+-- A partitioned table: each partition's GiST index gets the estimate too
+CREATE TABLE ic_parts (id int, ks bloomfilter) PARTITION BY RANGE (id);
+CREATE TABLE ic_parts_1 PARTITION OF ic_parts FOR VALUES FROM (1) TO (301);
+CREATE TABLE ic_parts_2 PARTITION OF ic_parts FOR VALUES FROM (301) TO (601);
+INSERT INTO ic_parts SELECT id, ks FROM ic_dense;
+CREATE INDEX ic_parts_bs ON ic_parts USING bloomslice (ks);
+CREATE INDEX ic_parts_gist ON ic_parts USING gist (ks);
+SELECT string_agg(DISTINCT a.amname, ', ') AS access_methods, count(*) AS index_scans
+FROM regexp_matches((SELECT string_agg(l, E'\n') FROM (SELECT * FROM explain_lines(
+	 'SELECT id FROM ic_parts WHERE ks @>> (SELECT q FROM ic_q WHERE name = ''dense'')')) x(l)),
+	 'Index Scan (?:using |on )(\w+)', 'g') m
+JOIN pg_class c ON c.relname = m[1] JOIN pg_am a ON a.oid = c.relam;
+SELECT * FROM same_as_seq('SELECT id FROM ic_parts WHERE ks @>> (SELECT q FROM ic_q WHERE name = ''dense'')');
+
+-- ---------------------------------------------------------------------
+-- Filters stored out of line: self-sized filters of 2,000-3,000 keys
+-- (2.4-3.6 kB, in the TOAST table), no ANALYZE
+-- ---------------------------------------------------------------------
+CREATE TABLE ic_large AS
+SELECT f AS id, bloom_agg(f * 3000 + k) AS ks
+FROM generate_series(1, 1000) f, LATERAL generate_series(1, 2000 + (f * 7919) % 1000) k GROUP BY f;
+CREATE INDEX ic_large_bs ON ic_large USING bloomslice (ks);
+CREATE INDEX ic_large_gist ON ic_large USING gist (ks);
+SELECT pg_relation_size(reltoastrelid) > 20 * pg_relation_size(oid) AS mostly_toast
+FROM pg_class WHERE relname = 'ic_large';
+INSERT INTO ic_q SELECT 'large', bloom_add_all(bloom_empty_bits(i.bits, i.hashes, i.layout),
+	ARRAY(SELECT 500 * 3000 + k FROM generate_series(1, 10) k))
+FROM ic_large t, bloom_info(t.ks) i WHERE t.id = 500;
+SELECT chosen('SELECT id FROM ic_large WHERE ks @> 1500005') AS probe,
+	   chosen('SELECT id FROM ic_large WHERE bloom_contains(ks, 1500005)') AS probe_call,
+	   chosen('SELECT id FROM ic_large WHERE ks @>> (SELECT q FROM ic_q WHERE name = ''large'')') AS superset;
+SELECT * FROM same_as_seq('SELECT id FROM ic_large WHERE ks @> 1500005');
+SELECT * FROM same_as_seq('SELECT id FROM ic_large WHERE ks @>> (SELECT q FROM ic_q WHERE name = ''large'')');

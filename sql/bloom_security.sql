@@ -15,13 +15,16 @@ ORDER BY p.proname, p.oid::regprocedure::text;
 
 -- the rules behind that list: everything is parallel safe and immutable,
 -- but for the planner's estimator and support function, which read
--- statistics and are stable like PostgreSQL's own, and the window's probes
+-- statistics and are stable like PostgreSQL's own, the window's probes
 -- at now() (bloom_window_contains(w, key), bloom_window_contained_in), stable
--- as now() is; the only non-strict functions are those that must see NULLs
+-- as now() is, and the window's adds (bloom_window_add and the window
+-- aggregate's transition), volatile as they read the server's clock for a key
+-- stamped ahead of it (one name for all overloads); the only non-strict
+-- functions are those that must see NULLs
 -- (adding a NULL element leaves a filter, counting filter or window as it
 -- is, and so does removing one from a counting filter; a NULL operand of a
 -- union is the empty set; aggregate support functions; the index's options)
-SELECT string_agg(p.proname, ', ' ORDER BY p.proname) FILTER (WHERE p.provolatile <> 'i') AS not_immutable,
+SELECT string_agg(DISTINCT p.proname, ', ' ORDER BY p.proname) FILTER (WHERE p.provolatile <> 'i') AS not_immutable,
        count(*) FILTER (WHERE p.proparallel <> 's') AS not_parallel_safe,
        string_agg(p.proname, ', ' ORDER BY p.proname) FILTER (WHERE NOT p.proisstrict
            AND p.proname NOT LIKE 'bloom%agg%' AND p.proname NOT LIKE 'bloom_add%'

@@ -210,10 +210,17 @@ bloom_window_warn_overfull_bucket(const bfw_view *w, int64 b)
  * found from now on and ages out with that bucket, earlier than its own
  * time would have it.  The present is the server's clock, not the
  * transaction's start, so that a long transaction's keys stamped with
- * clock_timestamp() are never ahead.  Writers whose clocks run a little
- * ahead (by up to a minute, or a bucket if shorter) are kept so silently.
+ * clock_timestamp() are never ahead.  Only the skew of clocks kept in step
+ * (NTP keeps them within milliseconds) is kept so silently: up to a second
+ * ahead, or a bucket if shorter.  Any larger lead gives a WARNING, since
+ * the key ages out up to its lead earlier than its own stamp would have it
+ * (a minute of silence, as before, hid keys that aged out a minute early).
+ * Keeping a short lead in its own bucket instead would move the ring past
+ * the present and drop the oldest live bucket early, losing other keys
+ * before the window's promise (found for at least width - bucket width
+ * after they were added).
  */
-#define AHEAD_SILENT_US		(60 * USECS_PER_SEC)
+#define AHEAD_SILENT_US		USECS_PER_SEC
 
 int64
 bloom_window_bucket_for_add(const bfw_view *w, int64 b, int64 newest, TimestampTz t)
@@ -237,6 +244,6 @@ bloom_window_bucket_for_add(const bfw_view *w, int64 b, int64 newest, TimestampT
 				 errdetail("The server's clock reads %s; the key went to the bucket from %s to %s. In a bucket ahead of the present it would have pushed the buckets that are live now out of the window; where it is, it is found from now on and ages out with that bucket.",
 						   boundary_text(now), boundary_text(target * w->bucket_us),
 						   boundary_text((target + 1) * w->bucket_us)),
-				 errhint("Check the clock of the writer that stamped it. Keys stamped up to a minute (or a bucket, if shorter) ahead are kept so without a warning.")));
+				 errhint("Check the clock of the writer that stamped it. Keys stamped up to a second (or a bucket, if shorter) ahead are kept so without a warning.")));
 	return target;
 }

@@ -1,8 +1,9 @@
 /*
  * bf_planner.c
- *		Planner support: selectivity of probes, and index conditions for
- *		the GiST operator class (bf_gist.c) and the bloomslice access
- *		method (bf_slice_*.c).
+ *		Planner support: selectivity of probes and superset queries, index
+ *		conditions for the GiST operator class (bf_gist.c) and the
+ *		bloomslice access method (bf_slice_*.c), and the costs that let the
+ *		planner choose between them.
  *
  * Selectivity.  `x <@ f` (or f @> x, bloom_contains(f, x)) keeps the rows
  * whose key is one of the filter's keys, plus a false-positive fraction of
@@ -25,6 +26,17 @@
  * x <@ col, into `col @> gbloom_key(x)` for GiST, which is exact (lossy =
  * false).  bloom_contains_filter(col, q) and bloom_contained_in_filter(q,
  * col) become `col @>> q`.  Both index kinds take the same conditions.
+ *
+ * Index costs.  A GiST index of the operator class is costed from a sample
+ * of its tree (bf_gist_cost.c), set as its amcostestimate before the
+ * planner costs it: by the index conditions above, and by the restriction
+ * estimator of `@>>` and `<<@` (operators of both operator classes, which
+ * the planner matches without the support function).  Superset queries are
+ * estimated at contsel's 0.1%.
+ *
+ * Call costs.  A probe or superset call over a stored filter kept out of
+ * line pays for reading it from the TOAST table (SupportRequestCost), which
+ * PostgreSQL's costs leave out.
  */
 #include "bloomfilter.h"
 #include "bf_gbloom.h"
@@ -32,6 +44,9 @@
 #include <math.h>
 
 #include "access/htup_details.h"
+#include "access/relation.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_proc.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_am_d.h"
 #include "catalog/pg_statistic.h"
@@ -39,10 +54,14 @@
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/supportnodes.h"
+#include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "parser/parse_func.h"
 #include "utils/lsyscache.h"
+#include "storage/bufmgr.h"
+#include "utils/rel.h"
 #include "utils/selfuncs.h"
+#include "utils/spccache.h"
 #include "utils/syscache.h"
 
 PG_FUNCTION_INFO_V1(bloomfilter_support);
@@ -54,6 +73,9 @@ PG_FUNCTION_INFO_V1(bloomfilter_contsel);
  * filters' false-positive rate, 1% by default; more cannot be said.
  */
 #define BLOOM_DEFAULT_SEL 0.01
+
+/* f @>> q when q is not NULL: contsel's DEFAULT_CONTAIN_SEL */
+#define BLOOM_SUPERSET_SEL 0.001
 
 /* Is node a call of gbloom_key(x)?  Then x. */
 static Node *
@@ -134,8 +156,67 @@ probe_selectivity(PlannerInfo *root, Node *filter_expr, Node *key_expr,
 }
 
 /*
+ * Set the probe-aware estimate (bf_gist_cost.c) as the amcostestimate of
+ * the GiST indexes of the operator class on column col of its table, when
+ * col is one.  supop is the @>> operator, a member of the operator class.
+ *
+ * Called by the restriction estimator of @>> and <<@: those operators are
+ * in the operator class, so the planner matches them to the index without
+ * asking bloomfilter_support, and it estimates every restriction clause of
+ * a table (set_baserel_size_estimates, and for a parameterized path before
+ * the path is costed) before it costs any of the table's index paths.  The
+ * estimate is per planning (IndexOptInfo is built for each query), needs
+ * nothing loaded beforehand, and is GiST's own where the tree narrows.
+ */
+static void
+install_gist_estimate(PlannerInfo *root, Node *col, Oid supop)
+{
+	Var		   *var;
+	RelOptInfo *rel;
+	ListCell   *lc;
+
+	if (root == NULL || col == NULL || !IsA(col, Var) || !OidIsValid(supop))
+		return;
+	var = (Var *) col;
+	if (var->varlevelsup != 0 || var->varattno <= 0 ||
+		var->varno <= 0 || var->varno >= root->simple_rel_array_size)
+		return;
+	rel = root->simple_rel_array[var->varno];
+	if (rel == NULL || rel->rtekind != RTE_RELATION ||
+		(rel->reloptkind != RELOPT_BASEREL && rel->reloptkind != RELOPT_OTHER_MEMBER_REL))
+		return;
+	foreach(lc, rel->indexlist)
+	{
+		IndexOptInfo *index = (IndexOptInfo *) lfirst(lc);
+
+		if (index->relam == GIST_AM_OID && index->ncolumns >= 1 &&
+			index->indexkeys[0] == var->varattno &&
+			op_in_opfamily(supop, index->opfamily[0]))
+			index->amcostestimate = gbloom_costestimate;
+	}
+}
+
+/*
+ * Selectivity of `f @>> q` (every bit of q set in f): contsel's 0.1% (what
+ * the operator had before this estimator), 0 for a NULL q the planner can
+ * see.  How many stored filters hold q's bits is not known without reading
+ * them; the planner's choice between the indexes does not rest on it (both
+ * fetch the same rows from the table), but on the index reads.
+ */
+static Selectivity
+superset_selectivity(PlannerInfo *root, Node *qexpr)
+{
+	Node	   *qnode = estimate_expression_value(root, qexpr);
+
+	if (IsA(qnode, Const) && ((Const *) qnode)->constisnull)
+		return 0.0;
+	return BLOOM_SUPERSET_SEL;
+}
+
+/*
  * bloomfilter_contsel(root, operator, args, varRelid): the RESTRICT
- * function of `@>` (filter on the left) and `<@` (filter on the right).
+ * function of `@>` and `@>>` (filter on the left) and `<@` and `<<@`
+ * (filter on the right).
  */
 Datum
 bloomfilter_contsel(PG_FUNCTION_ARGS)
@@ -161,6 +242,19 @@ bloomfilter_contsel(PG_FUNCTION_ARGS)
 		PG_RETURN_FLOAT8(probe_selectivity(root, left, right, varRelid, bftype));
 	if (strcmp(name, "<@") == 0)
 		PG_RETURN_FLOAT8(probe_selectivity(root, right, left, varRelid, bftype));
+	if (!OidIsValid(bftype) || getBaseType(exprType(left)) != bftype ||
+		getBaseType(exprType(right)) != bftype)
+		PG_RETURN_FLOAT8(BLOOM_DEFAULT_SEL);
+	if (strcmp(name, "@>>") == 0)
+	{
+		install_gist_estimate(root, left, oper);
+		PG_RETURN_FLOAT8(superset_selectivity(root, right));
+	}
+	if (strcmp(name, "<<@") == 0)
+	{
+		install_gist_estimate(root, right, get_commutator(oper));
+		PG_RETURN_FLOAT8(superset_selectivity(root, left));
+	}
 	PG_RETURN_FLOAT8(BLOOM_DEFAULT_SEL);
 }
 
@@ -294,20 +388,88 @@ index_condition(SupportRequestIndexCondition *req)
 		cond = make_opclause(opno, BOOLOID, false, (Expr *) col, box,
 							 InvalidOid, inputcollid);
 
-		/*
-		 * A GiST index of the operator class: a probe's cost is not what
-		 * GiST's generic estimate says (bf_gist_cost.c).  The planner costs
-		 * the index's paths after asking for its conditions, so this is in
-		 * time for every probe; superset conditions are matched without
-		 * this function and keep GiST's estimate.
-		 */
-		if (req->index->relam == GIST_AM_OID)
-			req->index->amcostestimate = gbloom_costestimate;
 	}
+
+	/*
+	 * A GiST index of the operator class: a probe's or a superset query's
+	 * cost is not what GiST's generic estimate says (bf_gist_cost.c).  The
+	 * planner costs the index's paths after asking for its conditions, so
+	 * this is in time for every call; the operator `col @>> q` is matched
+	 * without this function and gets the estimate from its restriction
+	 * estimator (install_gist_estimate).
+	 */
+	if (req->index->relam == GIST_AM_OID)
+		req->index->amcostestimate = gbloom_costestimate;
 
 	/* the condition is the call itself: exact, no need to keep the call */
 	req->lossy = false;
 	return list_make1(cond);
+}
+
+/*
+ * What a call pays to read a stored filter kept out of line: the TOAST
+ * pages of arg's table per row, as a sequential scan reads them (arg a
+ * column of a table of the query; 0 otherwise).  PostgreSQL's costs count
+ * a table's own pages but not its TOAST table's, and a filter of more than
+ * about 2 kB (a self-sized bloom_agg of 2,000 keys and more) is stored
+ * there: a sequential scan of 10,000 such filters read 19,300 pages where
+ * it was costed for 457, and was chosen over a bloomslice scan 15-60 times
+ * faster (test/bench/README.md).  The TOAST table holds every out-of-line
+ * column of the table, so this is the most a call can read; filters stored
+ * in the row (up to about 2 kB) leave it empty and cost nothing more.
+ */
+static Cost
+stored_filter_read_cost(PlannerInfo *root, Node *arg)
+{
+	Var		   *var;
+	RelOptInfo *rel;
+	RangeTblEntry *rte;
+	HeapTuple	tup;
+	Oid			toastoid;
+	Relation	toastrel;
+	BlockNumber npages;
+	double		spc_seq_page_cost;
+
+	if (root == NULL || arg == NULL || !IsA(arg, Var))
+		return 0;
+	var = (Var *) arg;
+	if (var->varlevelsup != 0 || var->varattno <= 0 ||
+		var->varno <= 0 || var->varno >= root->simple_rel_array_size)
+		return 0;
+	rel = root->simple_rel_array[var->varno];
+	rte = root->simple_rte_array[var->varno];
+	if (rel == NULL || rte == NULL || rel->rtekind != RTE_RELATION ||
+		rte->rtekind != RTE_RELATION || rel->tuples < 1)
+		return 0;
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(rte->relid));
+	if (!HeapTupleIsValid(tup))
+		return 0;
+	toastoid = ((Form_pg_class) GETSTRUCT(tup))->reltoastrelid;
+	ReleaseSysCache(tup);
+	if (!OidIsValid(toastoid))
+		return 0;
+	toastrel = try_relation_open(toastoid, AccessShareLock);
+	if (toastrel == NULL)
+		return 0;
+	npages = RelationGetNumberOfBlocks(toastrel);
+	relation_close(toastrel, AccessShareLock);
+	get_tablespace_page_costs(rel->reltablespace, NULL, &spc_seq_page_cost);
+	return Min((double) npages / rel->tuples, (double) npages) * spc_seq_page_cost;
+}
+
+/* A function's declared COST (procost), as the planner counts it */
+static float4
+declared_cost(Oid funcid)
+{
+	HeapTuple	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
+	float4		cost = 1;
+
+	if (HeapTupleIsValid(tup))
+	{
+		cost = ((Form_pg_proc) GETSTRUCT(tup))->procost;
+		ReleaseSysCache(tup);
+	}
+	return cost;
 }
 
 /*
@@ -324,8 +486,19 @@ bloomfilter_support(PG_FUNCTION_ARGS)
 		SupportRequestSelectivity *req = (SupportRequestSelectivity *) rawreq;
 		int			filterarg = 0;
 
-		if (req->is_join || list_length(req->args) != 2 ||
-			classify(req->funcid, &filterarg) != BFK_PROBE)
+		BloomFuncKind kind;
+
+		if (req->is_join || list_length(req->args) != 2)
+			PG_RETURN_POINTER(NULL);
+		kind = classify(req->funcid, &filterarg);
+		if (kind == BFK_SUPERSET)
+		{
+			/* as the operator's (index_condition costs GiST for the call) */
+			req->selectivity = superset_selectivity(req->root,
+													(Node *) list_nth(req->args, 1 - filterarg));
+			PG_RETURN_POINTER(req);
+		}
+		if (kind != BFK_PROBE)
 			PG_RETURN_POINTER(NULL);
 		req->selectivity = probe_selectivity(req->root,
 											 (Node *) list_nth(req->args, filterarg),
@@ -334,6 +507,37 @@ bloomfilter_support(PG_FUNCTION_ARGS)
 											 GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
 															 CStringGetDatum("bloomfilter"),
 															 ObjectIdGetDatum(get_func_namespace(fcinfo->flinfo->fn_oid))));
+		PG_RETURN_POINTER(req);
+	}
+
+	if (IsA(rawreq, SupportRequestCost))
+	{
+		SupportRequestCost *req = (SupportRequestCost *) rawreq;
+		List	   *args;
+		ListCell   *lc;
+		Cost		read = 0;
+		int			filterarg = 0;
+
+		if (req->node == NULL || classify(req->funcid, &filterarg) == BFK_OTHER)
+			PG_RETURN_POINTER(NULL);
+		if (IsA(req->node, FuncExpr))
+			args = ((FuncExpr *) req->node)->args;
+		else if (IsA(req->node, OpExpr))
+			args = ((OpExpr *) req->node)->args;
+		else
+			PG_RETURN_POINTER(NULL);
+		/* the filter read, and q too if it is a stored one (superset joins) */
+		foreach(lc, args)
+		{
+			Node	   *arg = (Node *) lfirst(lc);
+
+			if (getBaseType(exprType(arg)) == getBaseType(exprType((Node *) list_nth(args, filterarg))))
+				read += stored_filter_read_cost(req->root, arg);
+		}
+		if (read <= 0)
+			PG_RETURN_POINTER(NULL);	/* the function's own cost, as declared */
+		req->startup = 0;
+		req->per_tuple = declared_cost(req->funcid) * cpu_operator_cost + read;
 		PG_RETURN_POINTER(req);
 	}
 
