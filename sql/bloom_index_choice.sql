@@ -207,3 +207,21 @@ SELECT chosen('SELECT id FROM ic_large WHERE ks @> 1500005') AS probe,
 	   chosen('SELECT id FROM ic_large WHERE ks @>> (SELECT q FROM ic_q WHERE name = ''large'')') AS superset;
 SELECT * FROM same_as_seq('SELECT id FROM ic_large WHERE ks @> 1500005');
 SELECT * FROM same_as_seq('SELECT id FROM ic_large WHERE ks @>> (SELECT q FROM ic_q WHERE name = ''large'')');
+
+-- ---------------------------------------------------------------------
+-- A multi-column GiST index whose first column is another operator
+-- class's (range_ops): the tree-sampled estimate is for an index led by a
+-- filter column only.  Set on it by a probe or superset call matched to
+-- the second column, it read `r && ...` (strategy 3 of range_ops, as @>>
+-- is of ours) as a superset query and the range as q: "bloomfilter datum
+-- is damaged" at planning (with btree_gist's `id = 5`, a crash), and the
+-- range keys of the tree as filters.
+-- ---------------------------------------------------------------------
+CREATE TABLE ic_multi AS
+SELECT int4range(id, id + 10) AS r, ks FROM ic_sparse;
+CREATE INDEX ic_multi_gist ON ic_multi USING gist (r, ks);
+ANALYZE ic_multi;
+SELECT chosen('SELECT r FROM ic_multi WHERE r && int4range(100, 110) AND bloom_contains_filter(ks, (SELECT q FROM ic_q WHERE name = ''sparse''))') AS superset_call,
+	   chosen('SELECT r FROM ic_multi WHERE r && int4range(100, 110) AND bloom_contains(ks, 1005)') AS probe_call;
+SELECT * FROM same_as_seq('SELECT r FROM ic_multi WHERE r && int4range(100, 110) AND bloom_contains_filter(ks, bloom_add(bloom_empty(1000), 1005))');
+SELECT * FROM same_as_seq('SELECT r FROM ic_multi WHERE r << int4range(100, 110) AND bloom_contains(ks, 805)');

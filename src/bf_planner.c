@@ -396,9 +396,13 @@ index_condition(SupportRequestIndexCondition *req)
 	 * planner costs the index's paths after asking for its conditions, so
 	 * this is in time for every call; the operator `col @>> q` is matched
 	 * without this function and gets the estimate from its restriction
-	 * estimator (install_gist_estimate).
+	 * estimator (install_gist_estimate).  Only where the index's first
+	 * column is the one matched: the estimate reads the conditions and keys
+	 * of that column as the operator class's, and in an index on (id,
+	 * filter) they are another class's (btree_gist's `id = 5` is strategy 3
+	 * there too, and its key no filter).
 	 */
-	if (req->index->relam == GIST_AM_OID)
+	if (req->index->relam == GIST_AM_OID && req->indexcol == 0)
 		req->index->amcostestimate = gbloom_costestimate;
 
 	/* the condition is the call itself: exact, no need to keep the call */
