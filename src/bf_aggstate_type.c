@@ -75,6 +75,19 @@ kind_of(uint8 kind)
 	pg_unreachable();
 }
 
+/* The aggregate's memory context; ERROR if fname is called outside one. */
+MemoryContext
+bloom_agg_context(FunctionCallInfo fcinfo, const char *fname)
+{
+	MemoryContext aggctx;
+
+	if (!AggCheckCallContext(fcinfo, &aggctx))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s called in non-aggregate context", fname)));
+	return aggctx;
+}
+
 /* ---- the expanded object ---- */
 
 static Size bfas_get_flat_size(ExpandedObjectHeader *eohptr);
