@@ -226,6 +226,12 @@ SELECT try($$SELECT c_counting(st) FROM parts WHERE agg = 'bloom_agg(x)'$$) AS b
 -- self-sizing one is expected
 SELECT try($$SELECT c_bloom(st) FROM parts WHERE agg IN ('bloom_agg(x)', 'bloom_agg(x, fpr)')$$) AS targets_differ,
        try($$SELECT c_bloom(st) FROM parts WHERE agg IN ('bloom_agg(x)', 'bloom_agg(x, n, p)')$$) AS sized_and_auto;
+-- self-sizing states given to bloom_intersect_agg's combine: refused (they
+-- would be united, not intersected), alone, two, or after a filter state
+SELECT try($$SELECT c_inter(st) FROM parts WHERE agg = 'bloom_agg(x)' AND shard = 1$$) AS auto_to_intersect,
+       try($$SELECT c_inter(st ORDER BY shard) FROM parts WHERE agg = 'bloom_agg(x)'$$) AS autos_to_intersect,
+       try($$SELECT c_inter(st ORDER BY agg DESC) FROM parts
+             WHERE agg IN ('bloom_agg(x)', 'bloom_intersect_agg') AND shard = 1$$) AS filter_then_auto;
 -- a transition function outside an aggregate
 SELECT try($$SELECT bloomfilter_auto_agg_trans(st, 1) FROM parts WHERE agg = 'bloom_agg(x)' AND shard = 1$$) AS outside;
 -- a state given as an initial condition: validated when the aggregate is

@@ -501,6 +501,18 @@ combine(FunctionCallInfo fcinfo, bool is_union)
 	BloomAggState *s2 = bfas_read_arg(fcinfo, 1, BFAS_KIND_BLOOM);
 	BloomAggState *s1;
 
+	/*
+	 * A self-sizing state holds the hashes of bloom_agg(x)'s keys, not a
+	 * filter to intersect: combining it would unite its keys with the
+	 * others (more keys than the intersection has, answering true for keys
+	 * that are not in every input).
+	 */
+	if (!is_union && ((s2 != NULL && s2->auto_sized) ||
+					  (e != NULL && ((BloomAggState *) e->state)->auto_sized)))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("bloomfilter_aggstate of a self-sizing bloom_agg cannot be combined by bloom_intersect_agg"),
+				 errhint("Combine a partial state only with the aggregate that made it.")));
 	if (s2 == NULL)
 	{
 		/* a NULL pointer is not a NULL datum: say NULL explicitly */
