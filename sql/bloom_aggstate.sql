@@ -179,13 +179,20 @@ END $$;
 -- bytes of one state of each payload tag, to damage
 CREATE TABLE sample AS
 SELECT agg, shard, decode(st::text, 'base64') AS b FROM parts
-WHERE (agg, shard) IN (('bloom_agg(x)', 0), ('bloom_agg(x)', 1), ('bloom_agg(x, n, p)', 1),
+WHERE (agg, shard) IN (('bloom_agg(x)', 0), ('bloom_agg(x)', 1), ('bloom_agg(x, n, p)', 0), ('bloom_agg(x, n, p)', 1),
                        ('bloom_agg(x), filter phase', 1), ('cbloom_agg(x, n, p)', 1),
                        ('bloom_window_agg(x, t, w)', 1), ('bloom_union_agg(scalablebloom)', 1));
--- the tags: S (a small buffer), B (bucketed), F (filter), A (auto filter)
+-- the tags: S (a small buffer), B (bucketed), F (filter), A (auto filter),
+-- E (the hashes of an explicitly sized state that saw few keys)
 SELECT agg, shard, chr(get_byte(b, 6)) AS kind,
        CASE WHEN get_byte(b, 6) = 98 THEN chr(get_byte(b, 8)) END AS tag, length(b) > 8 AS has_payload
 FROM sample ORDER BY agg, shard;
+-- bloom_agg(x, n, p)'s partial states: hashes (E) while they take at most
+-- half the bytes of the filter (200,000 keys at 1%: 15,000 hashes), the
+-- filter (F) past that; E states are small
+SELECT shard, chr(get_byte(decode(st::text, 'base64'), 8)) AS tag,
+       length(decode(st::text, 'base64')) AS bytes
+FROM parts WHERE agg = 'bloom_agg(x, n, p)' AND st IS NOT NULL ORDER BY shard;
 SELECT try('SELECT ''not base64!''::bloomfilter_aggstate');
 SELECT try('SELECT ''''::bloomfilter_aggstate');
 SELECT agg, shard, try(format('SELECT %L::bloomfilter_aggstate', encode(substr(b, 1, n), 'base64'))) AS truncated

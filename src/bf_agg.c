@@ -202,7 +202,8 @@ bloomfilter_agg_trans(PG_FUNCTION_ARGS)
 		e = bfas_new(bloom_agg_context(fcinfo, "bloomfilter_agg_trans"), BFAS_KIND_BLOOM);
 		aggctx = bfas_context(e);
 		st = bfagg_state_new(aggctx);
-		bfagg_state_set_filter(aggctx, st, BF_LAYOUT_BLOCKED, hashes, 0, nbits);
+		/* hashes first, the filter when they would outgrow it */
+		bfagg_ex_init(st, hashes, nbits);
 		e->state = st;
 	}
 	else if (unlikely(st->auto_sized))
@@ -216,12 +217,25 @@ bloomfilter_agg_trans(PG_FUNCTION_ARGS)
 	if (!PG_ARGISNULL(1))
 	{
 		BloomKeyType *kt;
+		uint64		h;
 
 		c = agg_cache(fcinfo, e, false, BLOOM_AGG_FPR);
 		kt = agg_key(fcinfo, c);
 		if (st->view.family == BF_FAMILY_NONE)
 			bloom_adopt_family(&st->view, kt);
-		st->pending[st->npending++] = bloom_hash_fast(kt, PG_GETARG_DATUM(1), 0);
+		h = bloom_hash_fast(kt, PG_GETARG_DATUM(1), 0);
+		if (st->filter == NULL)
+		{
+			if (unlikely(st->nkeys == st->cap))
+				bfagg_ex_make_room(st);
+			if (st->filter == NULL)
+			{
+				st->keys[st->nkeys++] = h;
+				st->view.added = bloom_add_saturating(st->view.added, 1);
+				BFAS_RETURN(e);
+			}
+		}
+		st->pending[st->npending++] = h;
 		if (st->npending == BF_AGG_PENDING)
 			bfagg_state_flush(st);
 		/* bf_insert_batch counts the adds as it inserts */
@@ -529,6 +543,8 @@ combine(FunctionCallInfo fcinfo, bool is_union)
 	s1 = e->state;
 	if (s1->auto_sized || s2->auto_sized)
 		bfagg_auto_combine(bfas_context(e), s1, s2);
+	else if (is_union && bfagg_ex_add_buffer(s1, s2))
+		;						/* hashes of an explicit state, added */
 	else
 	{
 		bfagg_state_sync(s2);
