@@ -71,6 +71,8 @@ typedef struct BloomAggCache
 	int			hashes;
 	uint64		max_nblocks;
 	uint32		buf_max;
+	MemoryContext mcxt;			/* where the cache lives (fn_mcxt, or the
+								 * state's context): key's memory too */
 } BloomAggCache;
 
 /* ---- transition functions ---- */
@@ -89,6 +91,7 @@ agg_cache_init(FunctionCallInfo fcinfo, BfasState *e, bool auto_sized, double fp
 	MemoryContext mcxt = in_state ? bfas_context(e) : fcinfo->flinfo->fn_mcxt;
 
 	c = MemoryContextAllocZero(mcxt, sizeof(BloomAggCache));
+	c->mcxt = mcxt;
 	if (!PG_ARGISNULL(1))
 	{
 		bloom_key_type_for_arg_in(&c->key, fcinfo, 1, mcxt);
@@ -143,7 +146,7 @@ agg_key(FunctionCallInfo fcinfo, BloomAggCache *c)
 {
 	if (unlikely(!c->key_ready))
 	{
-		bloom_key_type_for_arg(&c->key, fcinfo, 1);
+		bloom_key_type_for_arg_in(&c->key, fcinfo, 1, c->mcxt);
 		c->key_ready = true;
 	}
 	return &c->key;
