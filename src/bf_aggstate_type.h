@@ -127,4 +127,11 @@ extern void *window_agg_decode(const uint8 *data, size_t len, bool own);
 extern bytea *sbloom_union_encode(void *state);
 extern void *sbloom_union_decode(const uint8 *data, size_t len, bool own);
 
+/*
+ * The key type of argument argno of a transition function updating state e
+ * (not NULL), looked up once per call site, also when the call has no
+ * expression (bf_aggstate_type.c).
+ */
+extern BloomKeyType *bfas_key_type(BfasState *e, FunctionCallInfo fcinfo, int argno);
+
 #endif							/* BF_AGGSTATE_TYPE_H */
