@@ -179,13 +179,20 @@ END $$;
 -- bytes of one state of each payload tag, to damage
 CREATE TABLE sample AS
 SELECT agg, shard, decode(st::text, 'base64') AS b FROM parts
-WHERE (agg, shard) IN (('bloom_agg(x)', 0), ('bloom_agg(x)', 1), ('bloom_agg(x, n, p)', 1),
+WHERE (agg, shard) IN (('bloom_agg(x)', 0), ('bloom_agg(x)', 1), ('bloom_agg(x, n, p)', 0), ('bloom_agg(x, n, p)', 1),
                        ('bloom_agg(x), filter phase', 1), ('cbloom_agg(x, n, p)', 1),
                        ('bloom_window_agg(x, t, w)', 1), ('bloom_union_agg(scalablebloom)', 1));
--- the tags: S (a small buffer), B (bucketed), F (filter), A (auto filter)
+-- the tags: S (a small buffer), B (bucketed), F (filter), A (auto filter),
+-- E (the hashes of an explicitly sized state that saw few keys)
 SELECT agg, shard, chr(get_byte(b, 6)) AS kind,
        CASE WHEN get_byte(b, 6) = 98 THEN chr(get_byte(b, 8)) END AS tag, length(b) > 8 AS has_payload
 FROM sample ORDER BY agg, shard;
+-- bloom_agg(x, n, p)'s partial states: hashes (E) while they take at most
+-- half the bytes of the filter (200,000 keys at 1%: 15,000 hashes), the
+-- filter (F) past that; E states are small
+SELECT shard, chr(get_byte(decode(st::text, 'base64'), 8)) AS tag,
+       length(decode(st::text, 'base64')) AS bytes
+FROM parts WHERE agg = 'bloom_agg(x, n, p)' AND st IS NOT NULL ORDER BY shard;
 SELECT try('SELECT ''not base64!''::bloomfilter_aggstate');
 SELECT try('SELECT ''''::bloomfilter_aggstate');
 SELECT agg, shard, try(format('SELECT %L::bloomfilter_aggstate', encode(substr(b, 1, n), 'base64'))) AS truncated
@@ -226,6 +233,12 @@ SELECT try($$SELECT c_counting(st) FROM parts WHERE agg = 'bloom_agg(x)'$$) AS b
 -- self-sizing one is expected
 SELECT try($$SELECT c_bloom(st) FROM parts WHERE agg IN ('bloom_agg(x)', 'bloom_agg(x, fpr)')$$) AS targets_differ,
        try($$SELECT c_bloom(st) FROM parts WHERE agg IN ('bloom_agg(x)', 'bloom_agg(x, n, p)')$$) AS sized_and_auto;
+-- self-sizing states given to bloom_intersect_agg's combine: refused (they
+-- would be united, not intersected), alone, two, or after a filter state
+SELECT try($$SELECT c_inter(st) FROM parts WHERE agg = 'bloom_agg(x)' AND shard = 1$$) AS auto_to_intersect,
+       try($$SELECT c_inter(st ORDER BY shard) FROM parts WHERE agg = 'bloom_agg(x)'$$) AS autos_to_intersect,
+       try($$SELECT c_inter(st ORDER BY agg DESC) FROM parts
+             WHERE agg IN ('bloom_agg(x)', 'bloom_intersect_agg') AND shard = 1$$) AS filter_then_auto;
 -- a transition function outside an aggregate
 SELECT try($$SELECT bloomfilter_auto_agg_trans(st, 1) FROM parts WHERE agg = 'bloom_agg(x)' AND shard = 1$$) AS outside;
 -- a state given as an initial condition: validated when the aggregate is

@@ -71,42 +71,40 @@ typedef struct BloomAggCache
 	int			hashes;
 	uint64		max_nblocks;
 	uint32		buf_max;
+	MemoryContext mcxt;			/* where the cache lives (fn_mcxt, or the
+								 * state's context): key's memory too */
 } BloomAggCache;
-
-/* The aggregate's memory context; ERROR if fname is called outside one. */
-MemoryContext
-bloom_agg_context(FunctionCallInfo fcinfo, const char *fname)
-{
-	MemoryContext aggctx;
-
-	if (!AggCheckCallContext(fcinfo, &aggctx))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("%s called in non-aggregate context", fname)));
-	return aggctx;
-}
 
 /* ---- transition functions ---- */
 
+/*
+ * The call site's cache, made on its first call: in fn_extra, or, for a
+ * call without an expression (Citus's worker_partial_agg, which gives the
+ * transition function a fresh FmgrInfo on every row), in state e when
+ * there is one, where the next row finds it (bfas_call_cache).
+ */
 static pg_noinline BloomAggCache *
-agg_cache_init(FunctionCallInfo fcinfo, bool auto_sized, double fpr)
+agg_cache_init(FunctionCallInfo fcinfo, BfasState *e, bool auto_sized, double fpr)
 {
 	BloomAggCache *c;
+	bool		in_state = e != NULL && fcinfo->flinfo->fn_expr == NULL;
+	MemoryContext mcxt = in_state ? bfas_context(e) : fcinfo->flinfo->fn_mcxt;
 
-	c = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BloomAggCache));
+	c = MemoryContextAllocZero(mcxt, sizeof(BloomAggCache));
+	c->mcxt = mcxt;
 	if (!PG_ARGISNULL(1))
 	{
-		bloom_key_type_for_arg(&c->key, fcinfo, 1);
+		bloom_key_type_for_arg_in(&c->key, fcinfo, 1, mcxt);
 		c->key_ready = true;
 	}
+	c->fpr = fpr;
 	if (auto_sized)
 	{
 		/* read the GUCs once per query: every group sizes alike */
 		/*
-		 * The sizing model is costly, and Citus's worker_partial_agg calls
-		 * the transition function with a fresh FmgrInfo (no fn_extra) on
-		 * every row: the last result is kept for the process, keyed by
-		 * everything it depends on (pure functions of these).
+		 * The sizing model is costly: the last result is kept for the
+		 * process, keyed by everything it depends on (pure functions of
+		 * these).
 		 */
 		static double memo_fpr = -1;
 		static int	memo_max_capacity = -1;
@@ -120,7 +118,6 @@ agg_cache_init(FunctionCallInfo fcinfo, bool auto_sized, double fpr)
 			memo_fpr = fpr;
 			memo_max_capacity = bloomfilter_agg_max_capacity;
 		}
-		c->fpr = fpr;
 		c->hashes = memo_hashes;
 		c->max_nblocks = memo_max_nblocks;
 
@@ -132,7 +129,10 @@ agg_cache_init(FunctionCallInfo fcinfo, bool auto_sized, double fpr)
 								  (uint64) PG_INT32_MAX / sizeof(uint64));
 		c->buf_max = Max(c->buf_max, 1024);
 	}
-	fcinfo->flinfo->fn_extra = c;
+	if (in_state)
+		bfas_keep_call_cache(e, fcinfo, c);
+	else
+		fcinfo->flinfo->fn_extra = c;
 	return c;
 }
 
@@ -146,19 +146,32 @@ agg_key(FunctionCallInfo fcinfo, BloomAggCache *c)
 {
 	if (unlikely(!c->key_ready))
 	{
-		bloom_key_type_for_arg(&c->key, fcinfo, 1);
+		bloom_key_type_for_arg_in(&c->key, fcinfo, 1, c->mcxt);
 		c->key_ready = true;
 	}
 	return &c->key;
 }
 
-/* Called for every row: the common case is one pointer test. */
+/*
+ * The call site's cache, if it has one (state e may be NULL): called for
+ * every row, the common case is a pointer test or two.
+ */
 static inline BloomAggCache *
-agg_cache(FunctionCallInfo fcinfo, bool auto_sized)
+agg_cache_find(FunctionCallInfo fcinfo, BfasState *e)
 {
 	if (likely(fcinfo->flinfo->fn_extra != NULL))
 		return (BloomAggCache *) fcinfo->flinfo->fn_extra;
-	return agg_cache_init(fcinfo, auto_sized, BLOOM_AGG_FPR);
+	return (BloomAggCache *) bfas_call_cache(e, fcinfo);
+}
+
+static inline BloomAggCache *
+agg_cache(FunctionCallInfo fcinfo, BfasState *e, bool auto_sized, double fpr)
+{
+	BloomAggCache *c = agg_cache_find(fcinfo, e);
+
+	if (likely(c != NULL))
+		return c;
+	return agg_cache_init(fcinfo, e, auto_sized, fpr);
 }
 
 /*
@@ -171,7 +184,7 @@ bloomfilter_agg_trans(PG_FUNCTION_ARGS)
 {
 	BfasState  *e = bfas_trans_arg(fcinfo, 0, BFAS_KIND_BLOOM, "bloomfilter_agg_trans");
 	BloomAggState *st = e ? (BloomAggState *) e->state : NULL;
-	BloomAggCache *c = agg_cache(fcinfo, false);
+	BloomAggCache *c;
 
 	/* the aggregate context is looked up (and checked) once, at creation */
 	if (st == NULL)
@@ -192,7 +205,8 @@ bloomfilter_agg_trans(PG_FUNCTION_ARGS)
 		e = bfas_new(bloom_agg_context(fcinfo, "bloomfilter_agg_trans"), BFAS_KIND_BLOOM);
 		aggctx = bfas_context(e);
 		st = bfagg_state_new(aggctx);
-		bfagg_state_set_filter(aggctx, st, BF_LAYOUT_BLOCKED, hashes, 0, nbits);
+		/* hashes first, the filter when they would outgrow it */
+		bfagg_ex_init(st, hashes, nbits);
 		e->state = st;
 	}
 	else if (unlikely(st->auto_sized))
@@ -205,11 +219,26 @@ bloomfilter_agg_trans(PG_FUNCTION_ARGS)
 
 	if (!PG_ARGISNULL(1))
 	{
-		BloomKeyType *kt = agg_key(fcinfo, c);
+		BloomKeyType *kt;
+		uint64		h;
 
+		c = agg_cache(fcinfo, e, false, BLOOM_AGG_FPR);
+		kt = agg_key(fcinfo, c);
 		if (st->view.family == BF_FAMILY_NONE)
 			bloom_adopt_family(&st->view, kt);
-		st->pending[st->npending++] = bloom_hash_fast(kt, PG_GETARG_DATUM(1), 0);
+		h = bloom_hash_fast(kt, PG_GETARG_DATUM(1), 0);
+		if (st->filter == NULL)
+		{
+			if (unlikely(st->nkeys == st->cap))
+				bfagg_ex_make_room(st);
+			if (st->filter == NULL)
+			{
+				st->keys[st->nkeys++] = h;
+				st->view.added = bloom_add_saturating(st->view.added, 1);
+				BFAS_RETURN(e);
+			}
+		}
+		st->pending[st->npending++] = h;
 		if (st->npending == BF_AGG_PENDING)
 			bfagg_state_flush(st);
 		/* bf_insert_batch counts the adds as it inserts */
@@ -217,13 +246,14 @@ bloomfilter_agg_trans(PG_FUNCTION_ARGS)
 	BFAS_RETURN(e);
 }
 
-/* bloom_agg(x) transition: self-sizing. */
-Datum
-bloomfilter_auto_agg_trans(PG_FUNCTION_ARGS)
+/*
+ * The self-sizing transition at rate fpr, with cache c (made for fpr, and
+ * for state e when e was given).
+ */
+static Datum
+auto_agg_trans(FunctionCallInfo fcinfo, BfasState *e, BloomAggCache *c)
 {
-	BfasState  *e = bfas_trans_arg(fcinfo, 0, BFAS_KIND_BLOOM, "bloomfilter_auto_agg_trans");
 	BloomAggState *st = e ? (BloomAggState *) e->state : NULL;
-	BloomAggCache *c = agg_cache(fcinfo, true);
 	BloomKeyType *kt;
 	uint64		h;
 
@@ -282,6 +312,15 @@ bloomfilter_auto_agg_trans(PG_FUNCTION_ARGS)
 	BFAS_RETURN(e);
 }
 
+/* bloom_agg(x) transition: self-sizing. */
+Datum
+bloomfilter_auto_agg_trans(PG_FUNCTION_ARGS)
+{
+	BfasState  *e = bfas_trans_arg(fcinfo, 0, BFAS_KIND_BLOOM, "bloomfilter_auto_agg_trans");
+
+	return auto_agg_trans(fcinfo, e, agg_cache(fcinfo, e, true, BLOOM_AGG_FPR));
+}
+
 /*
  * The self-sizing transition at rate fpr instead of bloom_agg(x)'s 1%
  * (sbloom_agg builds its first sub-filter this way).  The final and
@@ -291,9 +330,9 @@ bloomfilter_auto_agg_trans(PG_FUNCTION_ARGS)
 Datum
 bloom_auto_agg_trans_at(FunctionCallInfo fcinfo, double fpr)
 {
-	if (fcinfo->flinfo->fn_extra == NULL)
-		(void) agg_cache_init(fcinfo, true, fpr);
-	return bloomfilter_auto_agg_trans(fcinfo);
+	BfasState  *e = bfas_trans_arg(fcinfo, 0, BFAS_KIND_BLOOM, "bloomfilter_auto_agg_trans");
+
+	return auto_agg_trans(fcinfo, e, agg_cache(fcinfo, e, true, fpr));
 }
 
 /*
@@ -305,7 +344,8 @@ bloom_auto_agg_trans_at(FunctionCallInfo fcinfo, double fpr)
 Datum
 bloomfilter_auto_agg_trans_fpr(PG_FUNCTION_ARGS)
 {
-	BloomAggCache *c = (BloomAggCache *) fcinfo->flinfo->fn_extra;
+	BfasState  *e = bfas_trans_arg(fcinfo, 0, BFAS_KIND_BLOOM, "bloomfilter_auto_agg_trans");
+	BloomAggCache *c = agg_cache_find(fcinfo, e);
 	double		fpr;
 
 	if (PG_ARGISNULL(2))
@@ -323,14 +363,14 @@ bloomfilter_auto_agg_trans_fpr(PG_FUNCTION_ARGS)
 					 fpr > 1.0 ?
 					 errhint("bloom_agg(x, fpr) takes a rate; to size the filter for a number of keys, give it and a rate: bloom_agg(x, capacity, fpr), for example bloom_agg(x, %.0f, 0.01).", fpr) : 0));
 		bloom_check_blocked_rate(fpr);
-		c = agg_cache_init(fcinfo, true, fpr);
+		c = agg_cache_init(fcinfo, e, true, fpr);
 	}
 	else if (unlikely(fpr != c->fpr))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("bloom_agg false-positive rate must be the same for every row"),
 				 errdetail("It was %g, then %g.", c->fpr, fpr)));
-	return bloomfilter_auto_agg_trans(fcinfo);
+	return auto_agg_trans(fcinfo, e, c);
 }
 
 /* ---- final ---- */
@@ -478,6 +518,18 @@ combine(FunctionCallInfo fcinfo, bool is_union)
 	BloomAggState *s2 = bfas_read_arg(fcinfo, 1, BFAS_KIND_BLOOM);
 	BloomAggState *s1;
 
+	/*
+	 * A self-sizing state holds the hashes of bloom_agg(x)'s keys, not a
+	 * filter to intersect: combining it would unite its keys with the
+	 * others (more keys than the intersection has, answering true for keys
+	 * that are not in every input).
+	 */
+	if (!is_union && ((s2 != NULL && s2->auto_sized) ||
+					  (e != NULL && ((BloomAggState *) e->state)->auto_sized)))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("bloomfilter_aggstate of a self-sizing bloom_agg cannot be combined by bloom_intersect_agg"),
+				 errhint("Combine a partial state only with the aggregate that made it.")));
 	if (s2 == NULL)
 	{
 		/* a NULL pointer is not a NULL datum: say NULL explicitly */
@@ -494,6 +546,8 @@ combine(FunctionCallInfo fcinfo, bool is_union)
 	s1 = e->state;
 	if (s1->auto_sized || s2->auto_sized)
 		bfagg_auto_combine(bfas_context(e), s1, s2);
+	else if (is_union && bfagg_ex_add_buffer(s1, s2))
+		;						/* hashes of an explicit state, added */
 	else
 	{
 		bfagg_state_sync(s2);

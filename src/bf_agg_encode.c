@@ -148,6 +148,17 @@ bfagg_encode(void *state)
 		(st->nruns > 0 || st->nkeys >= BF_AGG_RUN_MIN))
 		return serialize_bucketed(st);
 
+	if (bfagg_ex_buffered(st))
+	{
+		Size		len = bfa_explicit_len(st->nkeys);
+
+		out = palloc(VARHDRSZ + len);
+		SET_VARSIZE(out, VARHDRSZ + len);
+		bfa_encode_explicit((uint8 *) VARDATA(out), st->view.hashes, st->view.nbits,
+							st->view.family, st->view.type_tag, st->view.added,
+							st->keys, st->nkeys);
+		return out;
+	}
 	state_target(st, &t);
 	if (st->auto_sized && st->filter == NULL)
 	{
@@ -200,6 +211,19 @@ bfagg_decode(const uint8 *data, size_t len, bool own)
 	why = bfa_decode(data, len, &s);
 	if (why != NULL)
 		bad_state(why);
+	if (s.tag == BFA_TAG_EXPLICIT)
+	{
+		bfagg_ex_init(st, s.ex_hashes, s.ex_nbits);
+		st->view.family = s.family;
+		st->view.type_tag = s.type_tag;
+		st->view.added = s.added;
+		if (s.count > 0)
+			bfagg_buf_reserve(st, s.count);
+		for (uint32 j = 0; j < s.count; j++)
+			st->keys[j] = bf_load_le64(s.hashes + (size_t) j * 8);
+		st->nkeys = s.count;
+		return st;
+	}
 	if (s.tag != BFA_TAG_FILTER)
 	{
 		st->auto_sized = true;

@@ -49,10 +49,19 @@ bfagg_state_from_filter(MemoryContext aggctx, const struct varlena *f)
 	return st;
 }
 
-/* Inserts the buffered hashes into the filter. */
+/*
+ * Inserts the buffered hashes into the filter (an explicit state's buffer
+ * phase: makes the filter).
+ */
 void
 bfagg_state_flush(BloomAggState *st)
 {
+	if (unlikely(st->filter == NULL))
+	{
+		if (bfagg_ex_buffered(st))
+			bfagg_ex_materialize(st);
+		return;
+	}
 	if (st->npending > 0)
 	{
 		bf_insert_batch(&st->view, st->pending, st->npending);
@@ -308,6 +317,92 @@ bfagg_buf_make_room(BloomAggState *st, uint32 n)
 		state_to_filter_phase(st);
 }
 
+/* ---- an explicitly sized state's buffer phase ---- */
+
+/* A new explicit state (no keys yet) of a blocked filter of nbits, seed 0. */
+void
+bfagg_ex_init(BloomAggState *st, int hashes, uint64 nbits)
+{
+	memset(&st->view, 0, sizeof(st->view));
+	st->view.layout = BF_LAYOUT_BLOCKED;
+	st->view.hashes = hashes;
+	st->view.nbits = nbits;
+	if (BFA_EXPLICIT_MAX(nbits) == 0)
+		bfagg_ex_materialize(st);
+}
+
+/* Makes the filter of an explicit state from its buffer. */
+void
+bfagg_ex_materialize(BloomAggState *st)
+{
+	bf_view		v = st->view;
+
+	Assert(bfagg_ex_buffered(st) && st->nruns == 0);
+	bfagg_state_set_filter(st->ctx, st, v.layout, v.hashes, v.seed, v.nbits);
+	bfagg_buf_insert_into(st, &st->view, NULL);
+	st->view.added = v.added;
+	st->view.family = v.family;
+	st->view.type_tag = v.type_tag;
+	if (st->keys)
+		pfree(st->keys);
+	st->keys = NULL;
+	st->cap = st->nkeys = 0;
+}
+
+/* Room for one more hash in an explicit state's full buffer, or its filter. */
+void
+bfagg_ex_make_room(BloomAggState *st)
+{
+	uint64		max = BFA_EXPLICIT_MAX(st->view.nbits);
+
+	if (st->nkeys < max)
+		bfagg_buf_reserve(st, (uint32) Min(Max((uint64) st->cap * 2, 1024), max));
+	else
+		bfagg_ex_materialize(st);
+}
+
+/*
+ * Adds explicit state s2's buffered hashes to s1 (same geometry, families
+ * compatible), keeping s1 a buffer while they fit: false (nothing done)
+ * when they cannot be added so.
+ */
+bool
+bfagg_ex_add_buffer(BloomAggState *s1, const BloomAggState *s2)
+{
+	const bf_view *a = &s1->view,
+			   *b = &s2->view;
+	uint64		added;
+
+	if (!bfagg_ex_buffered(s2) || s1->auto_sized ||
+		a->layout != b->layout || a->hashes != b->hashes || a->seed != b->seed ||
+		a->nbits != b->nbits ||
+		(a->family != BF_FAMILY_NONE && b->family != BF_FAMILY_NONE &&
+		 (a->family != b->family || a->type_tag != b->type_tag)))
+		return false;
+	added = bloom_add_saturating(a->added, b->added);
+	if (bfagg_ex_buffered(s1) &&
+		(uint64) s1->nkeys + s2->nkeys <= BFA_EXPLICIT_MAX(a->nbits))
+	{
+		if (s2->nkeys > 0)
+		{
+			bfagg_buf_reserve(s1, Max(s1->nkeys + s2->nkeys, BF_AGG_FIRST_CAP));
+			buf_append(s1, s2->keys, s2->nkeys);
+		}
+	}
+	else
+	{
+		bfagg_state_flush(s1);
+		bfagg_buf_insert_into(s2, &s1->view, NULL);
+	}
+	s1->view.added = added;
+	if (s1->view.family == BF_FAMILY_NONE)
+	{
+		s1->view.family = b->family;
+		s1->view.type_tag = b->type_tag;
+	}
+	return true;
+}
+
 /* The largest power-of-two block count a self-sizing filter may use. */
 uint64
 bfagg_auto_max_nblocks(double fpr, int hashes)
@@ -412,6 +507,8 @@ bfagg_state_copy(MemoryContext aggctx, BloomAggState *s)
 	BloomAggState *st = bfagg_state_new(aggctx);
 
 	st->auto_sized = s->auto_sized;
+	/* an explicit state's buffer keeps its geometry there */
+	st->view = s->view;
 	st->fpr = s->fpr;
 	st->hashes = s->hashes;
 	st->max_nblocks = s->max_nblocks;

@@ -47,7 +47,11 @@ typedef struct BloomAggState
 	double		fpr;			/* target rate (auto_sized) */
 	int			hashes;			/* k (auto_sized) */
 
-	/* buffer phase (auto_sized and filter == NULL) */
+	/*
+	 * buffer phase (auto_sized and filter == NULL; or, for an explicitly
+	 * sized state, filter == NULL with view.nbits set: see
+	 * bfagg_ex_buffered)
+	 */
 	uint64	   *keys;			/* hashes, in arrival order */
 	uint32		cap;			/* room in keys */
 	uint32		nkeys;
@@ -66,7 +70,10 @@ typedef struct BloomAggState
 
 	/* filter phase */
 	struct varlena *filter;		/* in the aggregate context, or NULL */
-	bf_view		view;			/* of filter; header fields kept here */
+	bf_view		view;			/* of filter; header fields kept here (an
+								 * explicit state's buffer phase: the
+								 * geometry, family, type tag and added, and
+								 * bits NULL) */
 	bool		union_agg;		/* a bloom_union_agg state: warn if its
 								 * union is far worse than its inputs */
 	bool		merged;			/* filters were united into filter */
@@ -93,6 +100,25 @@ extern void bfagg_buf_insert_into(const BloomAggState *st, bf_view *v,
 								  const uint32 *kcount);
 extern void bfagg_buf_make_room(BloomAggState *st, uint32 n);
 extern uint64 bfagg_auto_max_nblocks(double fpr, int hashes);
+
+/*
+ * An explicitly sized state (bloom_agg(x, capacity, fpr)) starts as a
+ * buffer of hashes, its filter's geometry in view (bits NULL), and makes
+ * its filter only when the hashes would take more than half of its bytes
+ * (BFA_EXPLICIT_MAX), or when the filter is needed: a Citus worker or a
+ * parallel worker that saw a share of the keys ships the hashes, not a
+ * filter sized for all of them.  Inserting the same hashes in any order
+ * sets the same bits, so the bytes are the same.
+ */
+static inline bool
+bfagg_ex_buffered(const BloomAggState *st)
+{
+	return !st->auto_sized && st->filter == NULL && st->view.nbits != 0;
+}
+extern void bfagg_ex_init(BloomAggState *st, int hashes, uint64 nbits);
+extern void bfagg_ex_make_room(BloomAggState *st);
+extern void bfagg_ex_materialize(BloomAggState *st);
+extern bool bfagg_ex_add_buffer(BloomAggState *s1, const BloomAggState *s2);
 
 /* Combining partial states. */
 extern void bfagg_state_merge(MemoryContext aggctx, BloomAggState *st,

@@ -75,6 +75,44 @@ kind_of(uint8 kind)
 	pg_unreachable();
 }
 
+/* The aggregate's memory context; ERROR if fname is called outside one. */
+MemoryContext
+bloom_agg_context(FunctionCallInfo fcinfo, const char *fname)
+{
+	MemoryContext aggctx;
+
+	if (!AggCheckCallContext(fcinfo, &aggctx))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s called in non-aggregate context", fname)));
+	return aggctx;
+}
+
+/*
+ * The key type of argument argno of a transition function updating state
+ * e, looked up once per call site: in fn_extra (bloom_key_type_cached), or,
+ * for a call without an expression (Citus's worker_partial_agg gives a
+ * fresh FmgrInfo on every row), in e (bfas_call_cache), where the next row
+ * finds it.  For a call site that keeps nothing else in fn_extra.
+ */
+BloomKeyType *
+bfas_key_type(BfasState *e, FunctionCallInfo fcinfo, int argno)
+{
+	BloomKeyType *kt;
+
+	if (likely(fcinfo->flinfo->fn_extra != NULL))
+		return (BloomKeyType *) fcinfo->flinfo->fn_extra;
+	kt = (BloomKeyType *) bfas_call_cache(e, fcinfo);
+	if (kt != NULL)
+		return kt;
+	if (fcinfo->flinfo->fn_expr != NULL)
+		return bloom_key_type_cached(fcinfo, argno, false);
+	kt = MemoryContextAllocZero(bfas_context(e), sizeof(BloomKeyType));
+	bloom_key_type_for_arg_in(kt, fcinfo, argno, bfas_context(e));
+	bfas_keep_call_cache(e, fcinfo, kt);
+	return kt;
+}
+
 /* ---- the expanded object ---- */
 
 static Size bfas_get_flat_size(ExpandedObjectHeader *eohptr);

@@ -28,7 +28,44 @@ typedef struct BfasState
 	void	   *state;			/* the kind's state, in hdr.eoh_context */
 	bytea	   *flat;			/* its encoding, between get_flat_size and
 								 * flatten_into */
+
+	/*
+	 * A transition function's per-call-site cache (key type, sizing), kept
+	 * here when the call has no expression and so nowhere else to keep it:
+	 * Citus's worker_partial_agg calls the transition function with a fresh
+	 * FmgrInfo (fn_extra and fn_expr NULL) on every row, and the key type
+	 * then comes from the function's declared argument types, the same on
+	 * every row of the same function and collation.  In the object's
+	 * context.
+	 */
+	void	   *call_cache;
+	Oid			call_fn;		/* the function call_cache is of */
+	Oid			call_coll;		/* and its collation */
 } BfasState;
+
+/*
+ * The cache kept in e (may be NULL) for this call, or NULL: only for a call
+ * without an expression (whose key type is the declared one), of the same
+ * function and collation.
+ */
+static inline void *
+bfas_call_cache(const BfasState *e, FunctionCallInfo fcinfo)
+{
+	if (e != NULL && e->call_cache != NULL && fcinfo->flinfo->fn_expr == NULL &&
+		e->call_fn == fcinfo->flinfo->fn_oid &&
+		e->call_coll == PG_GET_COLLATION())
+		return e->call_cache;
+	return NULL;
+}
+
+/* Keeps cache c (allocated in bfas_context(e)) in e for calls like this one. */
+static inline void
+bfas_keep_call_cache(BfasState *e, FunctionCallInfo fcinfo, void *c)
+{
+	e->call_cache = c;
+	e->call_fn = fcinfo->flinfo->fn_oid;
+	e->call_coll = PG_GET_COLLATION();
+}
 
 /* The memory context of a state: the kind's state lives there. */
 #define bfas_context(e) ((e)->hdr.eoh_context)
@@ -89,5 +126,12 @@ extern bytea *window_agg_encode(void *state);
 extern void *window_agg_decode(const uint8 *data, size_t len, bool own);
 extern bytea *sbloom_union_encode(void *state);
 extern void *sbloom_union_decode(const uint8 *data, size_t len, bool own);
+
+/*
+ * The key type of argument argno of a transition function updating state e
+ * (not NULL), looked up once per call site, also when the call has no
+ * expression (bf_aggstate_type.c).
+ */
+extern BloomKeyType *bfas_key_type(BfasState *e, FunctionCallInfo fcinfo, int argno);
 
 #endif							/* BF_AGGSTATE_TYPE_H */

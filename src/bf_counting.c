@@ -624,7 +624,7 @@ countingbloom_agg_trans(PG_FUNCTION_ARGS)
 	if (!PG_ARGISNULL(1))
 	{
 		/* looked up on the first non-NULL key: a NULL record has no columns */
-		BloomKeyType *kt = bloom_key_type_cached(fcinfo, 1, false);
+		BloomKeyType *kt = bfas_key_type(e, fcinfo, 1);
 
 		if (st->view.family == BF_FAMILY_NONE)
 			cbloom_adopt_family(&st->view, kt);

@@ -211,6 +211,13 @@ declared_arg_type(Oid fn_oid, int argno)
 void
 bloom_key_type_for_arg(BloomKeyType *kt, FunctionCallInfo fcinfo, int argno)
 {
+	bloom_key_type_for_arg_in(kt, fcinfo, argno, fcinfo->flinfo->fn_mcxt);
+}
+
+void
+bloom_key_type_for_arg_in(BloomKeyType *kt, FunctionCallInfo fcinfo, int argno,
+						  MemoryContext mcxt)
+{
 	Oid			typid = get_fn_expr_argtype(fcinfo->flinfo, argno);
 
 	if (OidIsValid(typid))
@@ -223,7 +230,7 @@ bloom_key_type_for_arg(BloomKeyType *kt, FunctionCallInfo fcinfo, int argno)
 				(errcode(ERRCODE_INDETERMINATE_DATATYPE),
 				 errmsg("could not determine the type of the bloomfilter key")));
 	bloom_key_type_init(kt, typid, PG_GET_COLLATION(),
-						call_arg_hint(fcinfo, argno, typid), fcinfo->flinfo->fn_mcxt);
+						call_arg_hint(fcinfo, argno, typid), mcxt);
 }
 
 void

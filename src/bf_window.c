@@ -568,7 +568,7 @@ bloomwindow_agg_trans(PG_FUNCTION_ARGS)
 	if (!PG_ARGISNULL(1) && !PG_ARGISNULL(2))
 	{
 		/* looked up on the first non-NULL key: a NULL record has no columns */
-		BloomKeyType *kt = bloom_key_type_cached(fcinfo, 1, false);
+		BloomKeyType *kt = bfas_key_type(e, fcinfo, 1);
 		int64		b = bucket_arg(&st->w, PG_GETARG_TIMESTAMPTZ(2));
 
 		b = bloom_window_bucket_for_add(&st->w, b, st->newest, PG_GETARG_TIMESTAMPTZ(2));

@@ -243,6 +243,9 @@ extern void bloom_key_type_init(BloomKeyType *kt, Oid typid, Oid collation,
  */
 extern void bloom_key_type_for_arg(BloomKeyType *kt, FunctionCallInfo fcinfo,
 								   int argno);
+/* The same, with what kt needs in mcxt rather than the call's fn_mcxt. */
+extern void bloom_key_type_for_arg_in(BloomKeyType *kt, FunctionCallInfo fcinfo,
+									  int argno, MemoryContext mcxt);
 
 /*
  * The key type of a call site's argument argno (is_array: of its elements),

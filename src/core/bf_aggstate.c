@@ -7,6 +7,8 @@
 
 #include <string.h>
 
+#include "bf_format.h"
+#include "bf_hashfn.h"
 #include "bf_le.h"
 
 static bool
@@ -123,6 +125,29 @@ decode_bucketed(const uint8_t *p, size_t len, bfa_state *st)
 	return NULL;
 }
 
+static const char *
+decode_explicit(const uint8_t *p, size_t len, bfa_state *st)
+{
+	if (len < BFA_EXPLICIT_HEAD)
+		return "truncated";
+	st->ex_hashes = p[1];
+	st->ex_nbits = bf_load_le64(p + 2);
+	st->family = bf_load_le16(p + 10);
+	st->type_tag = bf_load_le32(p + 12);
+	st->added = bf_load_le64(p + 16);
+	st->count = bf_load_le32(p + 24);
+	if (bf_check_geometry(BF_LAYOUT_BLOCKED, st->ex_hashes, st->ex_nbits) != BF_OK)
+		return "target out of range";
+	if (st->family > BF_FAMILY_MAX || st->count > BFA_EXPLICIT_MAX(st->ex_nbits) ||
+		st->count > st->added ||
+		len != BFA_EXPLICIT_HEAD + (size_t) st->count * 8 || !keys_recorded(st))
+		return "inconsistent buffer";
+	if (bf_load_le64(p + 28) != bfa_explicit_checksum(p, len))
+		return "checksum does not match";
+	st->hashes = p + BFA_EXPLICIT_HEAD;
+	return NULL;
+}
+
 const char *
 bfa_decode(const uint8_t *p, size_t len, bfa_state *st)
 {
@@ -157,6 +182,8 @@ bfa_decode(const uint8_t *p, size_t len, bfa_state *st)
 			if ((why = read_target(p, len, &st->target)) != NULL)
 				return why;
 			return decode_bucketed(p, len, st);
+		case BFA_TAG_EXPLICIT:
+			return decode_explicit(p, len, st);
 		default:
 			return "unknown tag";
 	}
@@ -219,6 +246,36 @@ bfa_encode_buffer(uint8_t *out, const bfa_target *t, uint16_t family,
 	off += 4;
 	for (uint32_t j = 0; j < count; j++)
 		bf_store_le64(out + off + (size_t) j * 8, hashes[j]);
+}
+
+size_t
+bfa_explicit_len(uint32_t count)
+{
+	return BFA_EXPLICIT_HEAD + (size_t) count * 8;
+}
+
+uint64_t
+bfa_explicit_checksum(const uint8_t *p, size_t len)
+{
+	return bf_hash_bytes(bf_hash_bytes(0, p, 28), p + BFA_EXPLICIT_HEAD,
+						 len - BFA_EXPLICIT_HEAD);
+}
+
+void
+bfa_encode_explicit(uint8_t *out, int hashes, uint64_t nbits, uint16_t family,
+					uint32_t type_tag, uint64_t added, const uint64_t *h,
+					uint32_t count)
+{
+	out[0] = BFA_TAG_EXPLICIT;
+	out[1] = (uint8_t) hashes;
+	bf_store_le64(out + 2, nbits);
+	bf_store_le16(out + 10, family);
+	bf_store_le32(out + 12, type_tag);
+	bf_store_le64(out + 16, added);
+	bf_store_le32(out + 24, count);
+	for (uint32_t j = 0; j < count; j++)
+		bf_store_le64(out + BFA_EXPLICIT_HEAD + (size_t) j * 8, h[j]);
+	bf_store_le64(out + 28, bfa_explicit_checksum(out, bfa_explicit_len(count)));
 }
 
 void

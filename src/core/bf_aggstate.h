@@ -21,6 +21,14 @@
  *        varlena header), then count hashes (8 each), bucket 0 first
  *   'A'  a self-sizing state in the filter phase: the target, the sketch's
  *        registers, then the portable filter bytes (sealed)
+ *   'E'  an explicitly sized state (bloom_agg(x, capacity, fpr)) that has
+ *        seen few keys, their hashes instead of its filter: k (1), nbits
+ *        (8), family (2), type tag (4), added (8), count (4), a checksum
+ *        (8: bfa_explicit_checksum), then count hashes (8 each), in arrival
+ *        order.  count is at most
+ *        BFA_EXPLICIT_MAX(nbits) (the hashes take at most half the bytes of
+ *        the filter they stand for), and at most added; the filter is
+ *        blocked, seed 0.
  * where the target is fpr (8, IEEE double), k (1), max_nblocks (8),
  * buf_max (4).  All little-endian.
  */
@@ -38,6 +46,12 @@
 #define BFA_TAG_BUFFER		'S'
 #define BFA_TAG_BUCKETED	'B'
 #define BFA_TAG_AUTO_FILTER 'A'
+#define BFA_TAG_EXPLICIT	'E'
+
+/* tag, k, nbits, family, type tag, added, count, checksum: the hashes follow */
+#define BFA_EXPLICIT_HEAD (1 + 1 + 8 + 2 + 4 + 8 + 4 + 8)
+/* the most hashes an 'E' state (and the state it comes from) holds */
+#define BFA_EXPLICIT_MAX(nbits) ((nbits) / 128)
 
 #define BFA_TARGET_LEN (8 + 1 + 8 + 4)
 /* tag, target, family, type tag, added */
@@ -74,6 +88,8 @@ typedef struct bfa_state
 	const uint8_t *bucket_count;	/* 'B': 256 little-endian uint32 */
 	const uint8_t *filter;		/* 'F', 'A': the portable filter bytes */
 	size_t		filter_len;
+	int			ex_hashes;		/* 'E': k */
+	uint64_t	ex_nbits;		/* 'E': the filter's size in bits */
 } bfa_state;
 
 /*
@@ -101,6 +117,22 @@ extern void bfa_encode_buffer(uint8_t *out, const bfa_target *t,
 							  uint16_t family, uint32_t type_tag, uint64_t added,
 							  const uint8_t *sketch, const uint64_t *hashes,
 							  uint32_t count);
+
+/*
+ * An 'E' state: its length, and the state written at out (which has that
+ * many bytes).
+ */
+extern size_t bfa_explicit_len(uint32_t count);
+/*
+ * The checksum of the 'E' state of len bytes at p: XXH3-64 of the 28 bytes
+ * before it, then of the hashes as seeded by that.  Hashes carry no
+ * redundancy of their own: an altered one would lose its key (a probe
+ * false), so an 'E' state is sealed as a filter is.
+ */
+extern uint64_t bfa_explicit_checksum(const uint8_t *p, size_t len);
+extern void bfa_encode_explicit(uint8_t *out, int hashes, uint64_t nbits,
+								uint16_t family, uint32_t type_tag, uint64_t added,
+								const uint64_t *h, uint32_t count);
 
 /*
  * A 'B' state's head (BFA_BUCKETED_HEAD bytes at out); the caller writes

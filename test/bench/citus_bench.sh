@@ -127,6 +127,16 @@ for a in "${order[@]}"; do
 	# field_0 has pseudo-type cstring", citusdata/citus#4043): no byte count
 	bytes=$( (psql_run -At -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT ${agg[$a]} FROM d" 2>/dev/null || true) |
 		sed -n 's/.*Tuple data received from nodes: \(.*\)$/\1/p' | head -1)
+	if [ -z "$bytes" ] && [ "$where" = "on the workers" ] && [ "$name" = bloom_agg ]; then
+		# each shard's partial state as the task's query makes it, in text
+		# (what Citus 13 ships; 14 ships the binary form, 3/4 of it)
+		if [ "$a" = "bloom_agg(x)" ]; then
+			sig='bloom_agg(bigint)' arg=x
+		else
+			sig='bloom_agg(bigint,bigint,double precision)' arg="ROW(x, ${rows}::bigint, 0.01::float8)"
+		fi
+		bytes=$(psql_run -At -c "SELECT pg_size_pretty(sum(length(result))::bigint) || ' of partial states in text, ' || count(*) || ' shards' FROM run_command_on_shards('d', \$\$SELECT worker_partial_agg('$sig'::regprocedure, $arg) FROM %s\$\$)" 2>/dev/null || true)
+	fi
 	[ -n "$bytes" ] || bytes="? (EXPLAIN ANALYZE fails: citusdata/citus#4043)"
 	printf '   %-20s %-44s received %s\n' "$a" "$where" "${bytes:-?}"
 	printf '   %-20s task: %.150s\n' "" "$task"

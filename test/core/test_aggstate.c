@@ -376,3 +376,93 @@ test_aggstate_values(void)
 	free(v);
 	free(sp);
 }
+
+/*
+ * An 'E' state (an explicitly sized bloom_agg's hashes): byte layout, round
+ * trip, every truncation and each field out of range refused.
+ */
+void
+test_aggstate_explicit(void)
+{
+	uint64_t	h[3] = {1, UINT64_C(0xff00000000000000), 3};
+	uint64_t	nbits = 4 * BF_BLOCK_BITS;	/* room for 16 hashes */
+	size_t		len = bfa_explicit_len(3);
+	uint8_t    *p = xmalloc(len);
+	uint8_t    *q;
+	bfa_state	s;
+	const char *why;
+
+	check(len == BFA_EXPLICIT_HEAD + 24 && BFA_EXPLICIT_HEAD == 36,
+		  "aggstate E: 36 bytes of head, 8 per hash", "%zu", len);
+	bfa_encode_explicit(p, 7, nbits, BF_FAMILY_INTEGER, 0, 5, h, 3);
+	check(p[0] == 'E' && p[1] == 7 && bf_load_le64(p + 2) == nbits &&
+		  bf_load_le16(p + 10) == BF_FAMILY_INTEGER && bf_load_le64(p + 16) == 5 &&
+		  bf_load_le32(p + 24) == 3 && bf_load_le64(p + 28) == bfa_explicit_checksum(p, len) &&
+		  bf_load_le64(p + 36 + 8) == h[1],
+		  "aggstate E: the layout, field by field", "%s", "");
+	why = bfa_decode(p, len, &s);
+	check(why == NULL && s.tag == 'E' && s.ex_hashes == 7 && s.ex_nbits == nbits &&
+		  s.family == BF_FAMILY_INTEGER && s.added == 5 && s.count == 3 &&
+		  bf_load_le64(s.hashes + 16) == 3,
+		  "aggstate E: decodes to what was encoded", "%s", why ? why : "");
+	check(truncations_accepted(p, len) == 0, "aggstate E: every truncation is refused",
+		  "%d accepted", truncations_accepted(p, len));
+	q = copy_exact(p, len, len + 8);
+	check(bfa_decode(q, len + 8, &s) != NULL, "aggstate E: a hash more is refused", "%s", "");
+	free(q);
+
+	/* a bit of a hash, or of the head, altered: the checksum refuses it */
+	q = copy_exact(p, len, len);
+	q[len - 1] ^= 0x80;
+	check(same_str(bfa_decode(q, len, &s), "checksum does not match"),
+		  "aggstate E: a flipped bit of a hash is refused (its key would probe false)", "%s", "");
+	q[len - 1] ^= 0x80;
+	q[17] ^= 1;
+	check(same_str(bfa_decode(q, len, &s), "checksum does not match"),
+		  "aggstate E: a flipped bit of added is refused", "%s", "");
+	free(q);
+
+	/* fields out of range (checked before the checksum) */
+	q = copy_exact(p, len, len);
+	q[1] = 0;
+	check(bfa_decode(q, len, &s) != NULL, "aggstate E: k = 0 is refused", "%s", "");
+	q[1] = BF_MAX_HASHES + 1;
+	check(bfa_decode(q, len, &s) != NULL, "aggstate E: k too large is refused", "%s", "");
+	q[1] = 7;
+	bf_store_le64(q + 2, nbits + 64);
+	check(bfa_decode(q, len, &s) != NULL, "aggstate E: nbits not whole blocks is refused", "%s", "");
+	bf_store_le64(q + 2, 0);
+	check(bfa_decode(q, len, &s) != NULL, "aggstate E: nbits 0 is refused", "%s", "");
+	bf_store_le64(q + 2, nbits);
+	bf_store_le16(q + 10, BF_FAMILY_MAX + 1);
+	check(bfa_decode(q, len, &s) != NULL, "aggstate E: unknown family is refused", "%s", "");
+	bf_store_le16(q + 10, BF_FAMILY_NONE);
+	check(bfa_decode(q, len, &s) != NULL,
+		  "aggstate E: hashes under family none are refused (they would probe false)", "%s", "");
+	bf_store_le16(q + 10, BF_FAMILY_INTEGER);
+	bf_store_le64(q + 16, 2);
+	check(bfa_decode(q, len, &s) != NULL, "aggstate E: fewer rows added than hashes is refused", "%s", "");
+	bf_store_le64(q + 16, 5);
+	check(bfa_decode(q, len, &s) == NULL, "aggstate E: the copy restored is accepted", "%s", "");
+	free(q);
+	free(p);
+
+	/* a state with no keys yet: family none, added 0, no hash */
+	len = bfa_explicit_len(0);
+	p = xmalloc(len);
+	bfa_encode_explicit(p, 7, nbits, BF_FAMILY_NONE, 0, 0, NULL, 0);
+	check(bfa_decode(p, len, &s) == NULL && s.count == 0,
+		  "aggstate E: an empty state is accepted", "%s", "");
+	/* too many hashes for the filter: 17 for 4 blocks */
+	free(p);
+	{
+		uint64_t	many[17] = {0};
+
+		len = bfa_explicit_len(17);
+		p = xmalloc(len);
+		bfa_encode_explicit(p, 7, nbits, BF_FAMILY_INTEGER, 0, 17, many, 17);
+		check(bfa_decode(p, len, &s) != NULL,
+			  "aggstate E: 17 hashes for 4 blocks (more than half their bytes) are refused", "%s", "");
+		free(p);
+	}
+}

@@ -313,6 +313,7 @@ main(void)
 	test_aggstate_round_trip();
 	test_aggstate_validation();
 	test_aggstate_values();
+	test_aggstate_explicit();
 	test_slice_masks();
 	test_slice_transpose();
 	test_slice_superset();

@@ -142,6 +142,7 @@ extern void test_vectors(void);
 extern void test_aggstate_layout(void);
 extern void test_aggstate_round_trip(void);
 extern void test_aggstate_values(void);
+extern void test_aggstate_explicit(void);
 extern void test_aggstate_validation(void);
 /* test_problem.c */
 extern void test_problem_shared(void);

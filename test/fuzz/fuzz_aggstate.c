@@ -23,7 +23,14 @@ check_buffer(const uint8_t *p, size_t len, const bfa_state *s)
 
 	for (uint32_t j = 0; j < s->count; j++)
 		h[j] = bf_load_le64(s->hashes + (size_t) j * 8);
-	if (s->tag == BFA_TAG_BUFFER)
+	if (s->tag == BFA_TAG_EXPLICIT)
+	{
+		n = bfa_explicit_len(s->count);
+		again = malloc(n);
+		bfa_encode_explicit(again, s->ex_hashes, s->ex_nbits, s->family,
+							s->type_tag, s->added, h, s->count);
+	}
+	else if (s->tag == BFA_TAG_BUFFER)
 	{
 		n = bfa_buffer_len(s->sketch != NULL, s->count);
 		again = malloc(n);
@@ -58,7 +65,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(p, data, size);
 	if (bfa_decode(p, size, &s) == NULL)
 	{
-		if (s.tag == BFA_TAG_BUFFER || s.tag == BFA_TAG_BUCKETED)
+		if (s.tag == BFA_TAG_BUFFER || s.tag == BFA_TAG_BUCKETED ||
+			s.tag == BFA_TAG_EXPLICIT)
 			check_buffer(p, size, &s);
 		else
 		{

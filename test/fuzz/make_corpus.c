@@ -74,7 +74,8 @@ write_aggstate_value(const char *dir, int n, const uint8_t *state, size_t slen)
 
 /*
  * Aggregate partial states (fuzz_aggstate): a buffer with and without its
- * sketch, a bucketed buffer, and a filter-phase state.
+ * sketch, a bucketed buffer, an explicitly sized state's hashes, and a
+ * filter-phase state.
  */
 static int
 write_agg_states(const char *dir, int n)
@@ -109,6 +110,15 @@ write_agg_states(const char *dir, int n)
 		bfa_encode_bucketed_head(buf, &t, BF_FAMILY_INTEGER, 0, 5, sketch, 5, count);
 		memcpy(buf + BFA_BUCKETED_HEAD, sorted, sizeof(sorted));
 		bfa_store_hashes((uint64_t *) (buf + BFA_BUCKETED_HEAD), 5);
+		write_aggstate_value(dir, n, buf, len);
+		write_file(dir, n++, buf, len);
+		free(buf);
+	}
+	/* an explicitly sized state's hashes: 5 of a filter of 8 blocks, k = 7 */
+	{
+		len = bfa_explicit_len(5);
+		buf = malloc(len);
+		bfa_encode_explicit(buf, 7, 8 * BF_BLOCK_BITS, BF_FAMILY_INTEGER, 0, 6, h, 5);
 		write_aggstate_value(dir, n, buf, len);
 		write_file(dir, n++, buf, len);
 		free(buf);
