@@ -13,9 +13,9 @@
 #  1. every src/*.c and src/*.h must have a rule in the table below (a file
 #     another branch added meanwhile is listed and the script stops: add a
 #     row and run again);
-#  2. git mv each file to its folder; the design notes src/README.slice.md
-#     and src/README.autojoin.md become src/index/slice/README.md and
-#     src/autojoin/README.md;
+#  2. git mv each file to its folder; the design notes of a folder go into
+#     it (src/README.slice.md becomes src/index/slice/README.md, and so on),
+#     and every relative link of the documentation follows;
 #  3. the key API (the "bf_encode.c" and "probe cache" sections at the end of
 #     src/bloomfilter.h) moves into src/key/bf_key.h;
 #  4. every #include "..." of the glue names its header by path from src/
@@ -96,10 +96,12 @@ bf_autojoin_remote.c         autojoin/bf_autojoin_remote.c
 bf_join_pushdown.h           autojoin/bf_autojoin.h
 README.slice.md              index/slice/README.md
 README.autojoin.md           autojoin/README.md
+README.index.md              index/README.md
+README.variants.md           variants/README.md
 '
 # files that stay where they are: the glue's common header and the one
 # header of version differences, the map
-STAY='bloomfilter.h bf_compat.h README.md'
+STAY='bloomfilter.h bf_compat.h README.md REFERENCE.md README.citus.md README.sizing.md README.sharding.md'
 
 declare -A NEW
 while read -r old new; do
@@ -301,17 +303,34 @@ for p in texts:
     if t != s:
         write(p, t)
 
-# the design notes moved down: their relative links too
-for p, up in (("src/index/slice/README.md", "../../"), ("src/autojoin/README.md", "../")):
+# every relative link of the documentation follows the files it names and
+# the file it is in (a design note moved down a folder, a note it links to)
+MOVED = {"src/" + o: "src/" + n for o, n in NEW.items()}
+BACK = {n: o for o, n in MOVED.items()}
+link_re = re.compile(r"\]\(([^()\s#]+)((?:#[^()\s]*)?)\)")
+for p in sorted(set(texts) | {n for n in MOVED.values() if n.endswith(".md")}):
+    if not p.endswith(".md") or not os.path.isfile(p):
+        continue
+    here_old = os.path.dirname(BACK.get(p, p))
+    here_new = os.path.dirname(p)
+    def relink(m):
+        t = m.group(1)
+        if re.match(r"^[a-z]+:", t):
+            return m.group(0)
+        old = os.path.normpath(os.path.join(here_old, t))
+        new = MOVED.get(old, old)
+        if not os.path.exists(new):
+            # a link step 5 already rewrote (src/README.slice.md spelled whole)
+            if os.path.exists(os.path.normpath(os.path.join(here_new, t))):
+                return m.group(0)
+            die("%s: the link %s names nothing after the move" % (p, t))
+        return "](%s%s)" % (os.path.relpath(new, here_new or "."), m.group(2))
     s = read(p)
-    s = s.replace("](../test/", "](%s../test/" % up).replace("](../README.md", "](%s../README.md" % up)
-    s = s.replace("`core/bf_slice.c`", "`src/core/bf_slice.c`")
-    write(p, s)
-for p in ("README.md", "src/README.md"):
-    s = read(p)
-    s = s.replace("src/README.slice.md", "src/index/slice/README.md").replace("src/README.autojoin.md", "src/autojoin/README.md")
-    s = s.replace("](README.slice.md)", "](index/slice/README.md)").replace("](README.autojoin.md)", "](autojoin/README.md)")
-    write(p, s)
+    t = link_re.sub(relink, s)
+    if t != s:
+        write(p, t)
+s = read("src/index/slice/README.md")
+write("src/index/slice/README.md", s.replace("`core/bf_slice.c`", "`src/core/bf_slice.c`"))
 
 # the Makefile: the glue sees src/ (core headers by path), the headers
 mk = read("Makefile")
@@ -365,8 +384,8 @@ m = m[:a] + """| folder | files | its header | what it does |
 | `type/` | `bf_io.c`, `bf_type_report.c`, `bf_ops.c`, `bf_cmp.c`, `bf_array.c`, `bf_type_detoast.c`, `bf_type_edges.c`, `bf_guc.c`, `bf_planner.c` | `type/bf_type_report.h`, `type/bf_type_detoast.h`, `type/bf_type_edges.h`; the rest in `bloomfilter.h` | I/O and casts of every type, refusals, functions and operators, `=` and order of whole values, probes of many keys, the probes' detoast cache, what the types say at their edges (NULL unions, overfill, keys stamped ahead), settings, the planner's estimates |
 | `key/` | `bf_encode.c`, `bf_keytypes.c`, `bf_keybytes.c` | `key/bf_key.h` (the key API); `key/bf_key_encoding.h` private to `key/` | which family a call's key type belongs to, which key bytes each SQL type is hashed from (or its refusal), writing those bytes |
 | `agg/` | `bf_agg_entry.c`, `bf_agg_state.c`, `bf_agg_encode.c`, `bf_agg_type.c` | `agg/bf_agg.h`, `agg/bf_agg_type.h` | the aggregates' SQL entry points; `bloom_agg`'s transition state and its encoding; `bloomfilter_aggstate`, the expanded object every aggregate's state lives in, and its I/O (the partial states Citus ships) |
-| `variants/` | `bf_countingbloom.c`, `bf_scalablebloom.c`, `bf_scalablebloom_union.c`, `bf_bloomwindow.c` | `variants/bf_variants.h` | `countingbloom`, `scalablebloom`, `bloomwindow`; their cores are `core/bf_counting.c`, `core/bf_scalable.c`, `core/bf_window.c` |
-| `index/` | `bf_index.c` | `index/bf_index.h` | what both indexes share: the boxed probe key (`gbloom_key`) |
+| `variants/` | `bf_countingbloom.c`, `bf_scalablebloom.c`, `bf_scalablebloom_union.c`, `bf_bloomwindow.c` | `variants/bf_variants.h` | `countingbloom`, `scalablebloom`, `bloomwindow` ([in full](variants/README.md)); their cores are `core/bf_counting.c`, `core/bf_scalable.c`, `core/bf_window.c` |
+| `index/` | `bf_index.c` | `index/bf_index.h` | what both indexes share: the boxed probe key (`gbloom_key`); which index to choose and what each costs ([its note](index/README.md)) |
 | `index/gist/` | `bf_gist.c` (searching), `bf_gist_keys.c` (building), `bf_gist_cost.c` (what a probe costs) | `index/gist/bf_gist_index.h` | the signature tree |
 | `index/slice/` | `bf_slice_*.c` | `index/slice/bf_slice_index.h` | the bit-sliced access method ([its design](index/slice/README.md)) |
 | `autojoin/` | `bf_autojoin_hook.c`, `bf_autojoin_plan.c`, `bf_autojoin_size.c`, `bf_autojoin_remote.c`, `bf_autojoin_guard.c` | `autojoin/bf_autojoin.h` | the planner hook of automatic Bloom-joins ([its design](autojoin/README.md)) |
