@@ -19,13 +19,13 @@ CORE_SRCS = src/core/bf_format.c src/core/bf_combine.c src/core/bf_estimate.c \
 	src/core/bf_counting.c src/core/bf_window.c src/core/bf_scalable.c \
 	src/core/bf_batch.c src/core/bf_simd.c src/core/bf_aggstate.c src/core/bf_slice.c \
 	src/core/bf_problem.c
-GLUE_SRCS = src/bf_guc.c src/bf_io.c src/bf_report.c src/bf_encode.c src/bf_keytypes.c \
-	src/bf_keybytes.c src/bf_detoast_cache.c src/bf_ops.c src/bf_agg.c src/bf_agg_state.c src/bf_agg_encode.c src/bf_aggstate_type.c \
-	src/bf_index.c src/bf_gist.c src/bf_gist_keys.c src/bf_gist_cost.c src/bf_planner.c src/bf_counting.c src/bf_window.c \
-	src/bf_scalable.c src/bf_scalable_union.c \
-	src/bf_array.c src/bf_cmp.c src/bf_autojoin.c src/bf_autojoin_plan.c src/bf_autojoin_size.c src/bf_autojoin_guard.c src/bf_autojoin_remote.c \
-	src/bf_slice_page.c src/bf_slice_write.c src/bf_slice_build.c src/bf_slice_scan.c src/bf_slice_sink.c \
-	src/bf_slice_vacuum.c src/bf_slice_am.c src/bf_edges.c
+GLUE_SRCS = src/type/bf_guc.c src/type/bf_io.c src/type/bf_type_report.c src/key/bf_encode.c src/key/bf_keytypes.c \
+	src/key/bf_keybytes.c src/type/bf_type_detoast.c src/type/bf_ops.c src/agg/bf_agg_entry.c src/agg/bf_agg_state.c src/agg/bf_agg_encode.c src/agg/bf_agg_type.c \
+	src/index/bf_index.c src/index/gist/bf_gist.c src/index/gist/bf_gist_keys.c src/index/gist/bf_gist_cost.c src/type/bf_planner.c src/variants/bf_countingbloom.c src/variants/bf_bloomwindow.c \
+	src/variants/bf_scalablebloom.c src/variants/bf_scalablebloom_union.c \
+	src/type/bf_array.c src/type/bf_cmp.c src/autojoin/bf_autojoin_hook.c src/autojoin/bf_autojoin_plan.c src/autojoin/bf_autojoin_size.c src/autojoin/bf_autojoin_guard.c src/autojoin/bf_autojoin_remote.c \
+	src/index/slice/bf_slice_page.c src/index/slice/bf_slice_write.c src/index/slice/bf_slice_build.c src/index/slice/bf_slice_scan.c src/index/slice/bf_slice_sink.c \
+	src/index/slice/bf_slice_vacuum.c src/index/slice/bf_slice_am.c src/type/bf_type_edges.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
 DATA = sql/bloomfilter--1.0.sql
@@ -45,7 +45,7 @@ REGRESS_FAST = $(filter-out $(REGRESS_SLOW),$(REGRESS))
 PG_CONFIG ?= pg_config
 # PostgreSQL headers as system headers: -Wextra would flag their unused
 # inline-function parameters, which are not ours to fix
-PG_CPPFLAGS = -Isrc/core -isystem $(shell $(PG_CONFIG) --includedir-server)
+PG_CPPFLAGS = -Isrc -isystem $(shell $(PG_CONFIG) --includedir-server)
 # Warnings are errors only with WERROR=1 (CI and test/run-all.sh): a
 # newer compiler's new warning must not stop a user's build
 BF_WERROR = $(if $(filter-out 0,$(WERROR)),-Werror)
@@ -55,7 +55,7 @@ ifdef BF_NO_AVX2
 PG_CPPFLAGS += -DBF_NO_AVX2
 endif
 # libpq: automatic Bloom-joins ask a remote its size through postgres_fdw's
-# connection (src/bf_autojoin_size.c)
+# connection (src/autojoin/bf_autojoin_size.c)
 SHLIB_LINK = -lm
 SHLIB_LINK_INTERNAL = $(libpq)
 PG_CPPFLAGS += -idirafter $(shell $(PG_CONFIG) --includedir)
@@ -66,8 +66,8 @@ include $(PGXS)
 # every object depends on the headers (PGXS tracks only the .c files)
 # (bf_core.h is an umbrella over one header per concern: every one counts)
 CORE_HDRS = $(wildcard src/core/*.h)
-$(OBJS): $(CORE_HDRS) src/bloomfilter.h src/bf_aggstate_type.h src/bf_keyenc.h src/bf_index.h src/bf_gbloom.h src/bf_join_pushdown.h src/bf_compat.h src/bf_slice_private.h \
-	src/bf_detoast_cache.h src/bf_report.h src/bf_sbloom.h src/bf_agg_state.h src/bf_edges.h
+GLUE_HDRS = $(wildcard src/*.h src/*/*.h src/*/*/*.h)
+$(OBJS): $(CORE_HDRS) $(GLUE_HDRS)
 
 # ---- the core on its own ----
 CORE_CC ?= gcc

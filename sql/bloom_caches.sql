@@ -1,7 +1,7 @@
 --
 -- The probe caches: a probe keeps what it decoded of the filter last seen
--- (bf_ops.c, bf_scalable.c, bf_counting.c, bf_window.c over the one detoast
--- cache of bf_detoast_cache.c; bf_gist.c).  A cache hit must never reuse
+-- (type/bf_ops.c, bf_scalable.c, bf_counting.c, bf_window.c over the one detoast
+-- cache of type/bf_type_detoast.c; index/gist/bf_gist.c).  A cache hit must never reuse
 -- state decoded from other bytes: a sort, a group, a window or a nested
 -- loop hands value after value at one address, values of equal headers
 -- can hold different sub-filters or bits, and a caught ERROR must not
@@ -156,7 +156,7 @@ FROM (SELECT grp, (SELECT count(*) FROM bf_keys k WHERE k.grp = x.grp AND NOT k.
 SELECT sum(misses) AS misses
 FROM (SELECT grp, bloom_agg(k, 50, 0.01) f FROM bf_keys GROUP BY grp) x,
      LATERAL (SELECT count(*) AS misses FROM bf_keys k WHERE k.grp = x.grp AND NOT bloom_contains(x.f, k.k)) l;
--- probes of many keys share the cache (bf_array.c)
+-- probes of many keys share the cache (type/bf_array.c)
 SELECT sum(misses) AS misses
 FROM (SELECT grp, bloom_agg(k, 50, 0.01) f FROM bf_keys GROUP BY grp) x,
      LATERAL (SELECT count(*) AS misses
@@ -253,7 +253,7 @@ DROP FUNCTION cache_after_error(text);
 DROP TABLE sb_params, sb_groups, sb_parts0, sb_in0, sb_order, sb_parts, sb_in, sb_keys, sb_unions,
   bf_keys, gi_filters;
 
--- ---- one detoast cache under every type (bf_detoast_cache.c) ----
+-- ---- one detoast cache under every type (type/bf_type_detoast.c) ----
 
 -- The probes of all four types ask one cache whether the value passed is
 -- the one seen last time: by its TOAST pointer (out of line), its

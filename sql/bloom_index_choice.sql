@@ -3,7 +3,7 @@
 -- bloomslice and a GiST index (issue #27, item 8).  GiST's generic estimate
 -- reads index pages in proportion to the rows found, which a signature tree
 -- of filters of normal density does not do: its inner keys are all ones
--- and a probe reads the whole tree (src/bf_gist_cost.c).  So:
+-- and a probe reads the whole tree (src/index/gist/bf_gist_cost.c).  So:
 --   - filters of normal density (sized for the keys they hold, as the
 --     README creates them): bloomslice, the faster by far;
 --   - sparse filters (a large geometry holding few keys): GiST, whose tree

@@ -67,7 +67,7 @@ CREATE FUNCTION @extschema@.bloomfilter_support(internal) RETURNS internal
 	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 
 -- the RESTRICT estimator of the @> and <@ probe operators and of the @>> and
--- <<@ superset operators (which also costs GiST for them: src/bf_planner.c)
+-- <<@ superset operators (which also costs GiST for them: src/type/bf_planner.c)
 CREATE FUNCTION @extschema@.bloomfilter_contsel(internal, oid, internal, integer)
 	RETURNS float8
 	AS 'MODULE_PATHNAME' LANGUAGE C STABLE STRICT PARALLEL SAFE;
@@ -188,7 +188,7 @@ CREATE OPERATOR @extschema@.<<@ (
 -- family, add count and bits); the btree order is a total order that
 -- agrees with it, the stored bytes (the portable format with its checksum
 -- field zero) compared as bytea compares bytes.  It is not a subset order.
--- The same for every type of the extension (bf_cmp.c).
+-- The same for every type of the extension (type/bf_cmp.c).
 -- ---------------------------------------------------------------------
 
 CREATE FUNCTION @extschema@.bloom_eq(@extschema@.bloomfilter, @extschema@.bloomfilter)
@@ -627,7 +627,7 @@ CREATE OPERATOR CLASS @extschema@.bloomfilter_gist_ops
 	STORAGE @extschema@.gbloomfilter;
 
 -- =====================================================================
--- Index support (bloomslice): a bit-sliced access method, src/bf_slice_*.c
+-- Index support (bloomslice): a bit-sliced access method, src/index/slice/bf_slice_*.c
 -- =====================================================================
 
 CREATE FUNCTION @extschema@.bloomfilter_slice_handler(internal) RETURNS index_am_handler
@@ -1170,7 +1170,7 @@ CREATE AGGREGATE @extschema@.bloom_union_agg(@extschema@.scalablebloom) (
 	PARALLEL = SAFE
 );
 
--- ---- probes of many keys (bf_array.c) ----
+-- ---- probes of many keys (type/bf_array.c) ----
 -- One call probes every element of an array, prefetching ahead so that the
 -- cache misses of a large filter overlap.  Not overloads of bloom_contains:
 -- anyelement also matches an array, and a filter of array-typed keys is

@@ -7,9 +7,9 @@
  * the indexes, the planner, the other three types, automatic Bloom-joins);
  * this header declares what each offers the others, under the name of the
  * file that defines it.  Headers beside it declare what one group of files
- * shares (bf_keyenc.h, bf_index.h, bf_gbloom.h, bf_slice_private.h,
- * bf_join_pushdown.h, bf_sbloom.h, bf_agg_state.h), or what one file
- * offers many (bf_report.h, bf_detoast_cache.h).
+ * shares (key/bf_key_encoding.h, index/bf_index.h, index/gist/bf_gist_index.h, index/slice/bf_slice_index.h,
+ * autojoin/bf_autojoin.h, variants/bf_variants.h, agg/bf_agg.h), or what one file
+ * offers many (type/bf_type_report.h, type/bf_type_detoast.h).
  * All filter logic lives in the pure C core, src/core/.
  *
  * A bloomfilter datum is a varlena whose payload is the portable format
@@ -27,9 +27,9 @@
 #include "lib/stringinfo.h"
 #include "nodes/nodes.h"
 
-#include "bf_core.h"
+#include "core/bf_core.h"
 
-/* ---- bf_guc.c ---- */
+/* ---- type/bf_guc.c ---- */
 
 extern double bloomfilter_default_fpr;
 
@@ -44,14 +44,14 @@ extern bool bloomfilter_join_pushdown;
 extern double bloomfilter_join_pushdown_min_rows;
 extern double bloomfilter_join_pushdown_max_fraction;
 
-/* ---- bf_autojoin.c ---- */
+/* ---- autojoin/bf_autojoin_hook.c ---- */
 
 /* Installs the planner hook of automatic Bloom-joins. */
 extern void bloom_autojoin_install(void);
 /* Was it installed (the library loaded at start)? */
 extern bool bloom_autojoin_installed(void);
 
-/* ---- bf_io.c ---- */
+/* ---- type/bf_io.c ---- */
 
 /* palloc a datum able to hold a filter of nbits bits; bf_init fills it. */
 extern struct varlena *bloomfilter_alloc(uint64 nbits);
@@ -78,7 +78,7 @@ extern struct varlena *bloomfilter_getarg_copy(FunctionCallInfo fcinfo, int n,
 extern struct varlena *bloomfilter_getarg(FunctionCallInfo fcinfo, int n,
 										  bf_view *v);
 
-/* ---- bf_agg.c ---- */
+/* ---- agg/bf_agg_entry.c ---- */
 
 /* bloom_agg(x)'s transition at a given rate (for sbloom_agg). */
 extern Datum bloom_auto_agg_trans_at(FunctionCallInfo fcinfo, double fpr);
@@ -153,7 +153,7 @@ prefix##_from_bytea(PG_FUNCTION_ARGS) \
 	PG_RETURN_POINTER(bloom_type_from_bytea(&(io), PG_GETARG_BYTEA_PP(0))); \
 }
 
-/* ---- bf_ops.c ---- */
+/* ---- type/bf_ops.c ---- */
 
 /*
  * f @>> g, the exact superset test with folding and its errors (the
@@ -186,127 +186,9 @@ pg_noreturn extern void bloom_report_incompatible(bf_compat c, const char *what,
 extern void bloom_warn_union_rate(const bf_view *r, uint64 larger_bits,
 								  double input_fpr);
 
-/* ---- bf_agg.c ---- */
+/* ---- agg/bf_agg_entry.c ---- */
 
 /* The aggregate's memory context; ERROR if fname is called outside one. */
 extern MemoryContext bloom_agg_context(FunctionCallInfo fcinfo, const char *fname);
-
-/* ---- bf_encode.c ---- */
-
-/*
- * How values of one SQL type become the bytes that are hashed.  The common
- * scalar types have a kind of their own, so a probe costs one switch; every
- * other type is written by its encoder tree (bf_keyenc.h) into a scratch
- * context that is reset after each value.
- */
-typedef enum BloomKeyKind
-{
-	BK_INT2,
-	BK_INT4,
-	BK_INT8,
-	BK_FLOAT4,
-	BK_FLOAT8,
-	BK_NUMERIC,
-	BK_TEXT,					/* text, varchar, bpchar in a UTF-8 database */
-	BK_BYTEA,
-	BK_UUID,
-	BK_BOOL,
-	BK_DATE,
-	BK_TIMESTAMP,				/* timestamp and timestamptz */
-	BK_ENCODED					/* any other type: its encoder tree */
-} BloomKeyKind;
-
-struct BloomEnc;
-
-typedef struct BloomKeyType
-{
-	Oid			typid;			/* the element's type, domains resolved */
-	BloomKeyKind kind;
-	uint16		family;			/* bf_family */
-	uint32		type_tag;		/* for the tagged families */
-	struct BloomEnc *enc;		/* BK_ENCODED: how values are written */
-	MemoryContext scratch;		/* BK_ENCODED: reset after each value */
-} BloomKeyType;
-
-/*
- * Fills kt for keys of type typid compared under collation; hint, if not
- * NULL, is an expression giving such keys (it tells the columns of type
- * record).  ERROR if keys of the type cannot be hashed consistently with
- * its equality.  What kt needs lives in mcxt.
- */
-extern void bloom_key_type_init(BloomKeyType *kt, Oid typid, Oid collation,
-								Node *hint, MemoryContext mcxt);
-
-/*
- * Looks up (once per call site, cached in fn_extra-owned memory by the
- * caller) the key type of argument argno.
- */
-extern void bloom_key_type_for_arg(BloomKeyType *kt, FunctionCallInfo fcinfo,
-								   int argno);
-/* The same, with what kt needs in mcxt rather than the call's fn_mcxt. */
-extern void bloom_key_type_for_arg_in(BloomKeyType *kt, FunctionCallInfo fcinfo,
-									  int argno, MemoryContext mcxt);
-
-/*
- * The key type of a call site's argument argno (is_array: of its elements),
- * cached in fn_extra: the call site must keep nothing else there.
- */
-extern BloomKeyType *bloom_key_type_cached(FunctionCallInfo fcinfo, int argno,
-										   bool is_array);
-
-/*
- * The key type of the elements of array argument argno (the filter's keys
- * when an array's elements are added or probed one by one).
- */
-extern void bloom_key_type_for_elements(BloomKeyType *kt, FunctionCallInfo fcinfo,
-										int argno);
-
-/* Hash of a non-null value under the filter's seed. */
-extern uint64 bloom_hash_value(const BloomKeyType *kt, Datum value, uint64 seed);
-
-/*
- * Checks that keys of type kt may be probed in v: ERROR naming both
- * families if not.  Returns false if the filter holds no key yet.
- */
-extern bool bloom_check_family(const bf_view *v, const BloomKeyType *kt);
-
-/* Same check for adding; an empty filter adopts kt's family. */
-extern void bloom_adopt_family(bf_view *v, const BloomKeyType *kt);
-
-/* "integer", "text", ... or "other (typename)" for messages */
-extern char *bloom_family_display(uint16 family, uint32 type_tag);
-
-/* Hash with an integer fast path: the hot path of probes. */
-static inline uint64
-bloom_hash_fast(const BloomKeyType *kt, Datum value, uint64 seed)
-{
-	switch (kt->kind)
-	{
-		case BK_INT8:
-			return bf_hash_int64(seed, DatumGetInt64(value));
-		case BK_INT4:
-			return bf_hash_int64(seed, DatumGetInt32(value));
-		default:
-			return bloom_hash_value(kt, value, seed);
-	}
-}
-
-/* Add counts of a filter's adds, stopping at the largest count. */
-static inline uint64
-bloom_add_saturating(uint64 a, uint64 b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
-/* ---- bf_ops.c: the probe cache, for probes of many keys ---- */
-
-/*
- * The filter argument filterarg, read through the call site's cache as
- * bloom_contains reads it (detoasted once, family checked once), and in *kt
- * the key type of the elements of the array argument keyarg.  NULL when
- * the filter holds no key yet.
- */
-extern const bf_view *bloom_probe_elements(FunctionCallInfo fcinfo, int filterarg,
-										   int keyarg, const BloomKeyType **kt);
 
 #endif							/* BLOOMFILTER_H */

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Builds Citus from its upstream release tarball for one PostgreSQL server
 # and installs it into that server's tree, so that the Citus TAP test
-# (test/t/021_citus.pl) and test/bench/citus_bench.sh can run.  Citus is
+# (test/t/017_citus.pl) and test/bench/citus_bench.sh can run.  Citus is
 # not in Debian; its release tarballs (AGPL-3.0) are kept beside the
 # checkout, in ../shared/vendor.
 #

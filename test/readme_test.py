@@ -44,7 +44,7 @@ Usage:
     python3 test/readme_test.py --update   # rewrite the shown outputs from
                                            # what psql prints now
     python3 test/readme_test.py --section "Getting started"   # one section
-    python3 test/readme_test.py --file src/README.slice.md    # one file
+    python3 test/readme_test.py --file src/index/slice/README.md    # one file
 The server is the one of PGHOST/PGPORT/PGUSER (run it under pg_virtualenv, as
 test/run-all.sh does, or against your own server with the extension
 installed).

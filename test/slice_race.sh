@@ -27,8 +27,8 @@ cd "$(dirname "$0")/.."
 PG_CONFIG=${PG_CONFIG:-pg_config}
 bindir=$("$PG_CONFIG" --bindir)
 command -v gdb >/dev/null || { echo "slice_race.sh: gdb is not installed" >&2; exit 2; }
-line=$(grep -n 'ReleaseBuffer(r.buf);' src/bf_slice_scan.c | head -1 | cut -d: -f1)
-[ -n "$line" ] || { echo "slice_race.sh: no slice release in src/bf_slice_scan.c" >&2; exit 2; }
+line=$(grep -n 'ReleaseBuffer(r.buf);' src/index/slice/bf_slice_scan.c | head -1 | cut -d: -f1)
+[ -n "$line" ] || { echo "slice_race.sh: no slice release in src/index/slice/bf_slice_scan.c" >&2; exit 2; }
 d=$(mktemp -d /tmp/slice_race.XXXXXX)
 chmod 777 "$d"
 psql_() { "$bindir/psql" -X -q -At -v ON_ERROR_STOP=1 -U "${PGUSER:-postgres}" -d "${PGDATABASE:-postgres}" "$@"; }
@@ -86,7 +86,7 @@ SELECT pg_backend_pid() \g $d/scan.pid
 $q;
 \! touch $d/scan.done
 SQL
-waitf "$d/scan.pid" && hold scan "bf_slice_scan.c:$line" && waitf "$d/scan.held" ||
+waitf "$d/scan.pid" && hold scan "index/slice/bf_slice_scan.c:$line" && waitf "$d/scan.held" ||
 	{ echo "step 3: scan not held (see $d)"; exit 2; }
 echo "3. scan held between its slices and its TIDs"
 # 4

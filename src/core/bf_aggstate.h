@@ -5,7 +5,7 @@
  *		the deserialize functions (FORMAT.md, "Aggregate partial states").
  *
  * Part of the core (see bf_core.h): no PostgreSQL header may be included
- * here.  The glue (src/bf_agg.c) keeps the aggregate's own state and its
+ * here.  The glue (src/agg/bf_agg_entry.c) keeps the aggregate's own state and its
  * memory; this module only writes and reads bytes, and validates every
  * field it reads.
  *

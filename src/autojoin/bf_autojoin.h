@@ -1,0 +1,214 @@
+/*
+ * autojoin/bf_autojoin.h
+ *		Declarations shared by the four files of automatic Bloom-joins
+ *		(bloomfilter.join_pushdown):
+ *
+ *		autojoin/bf_autojoin_hook.c		the join_search_hook (once per query level), the
+ *							candidate equalities and their legality:
+ *							equivalence classes, LEFT joins, keys that hash
+ *							alike, the other side's checks;
+ *		autojoin/bf_autojoin_plan.c	the foreign scans a filter goes to and what it is
+ *							worth there, the filter's subquery and InitPlan,
+ *							the probe clause, and the foreign relation's (and
+ *							partitioned parent's) size and paths redone;
+ *							what a filter's subquery may hold;
+ *		autojoin/bf_autojoin_size.c	the remote size of a foreign table never analyzed;
+ *		autojoin/bf_autojoin_guard.c	whether a lookup may use a connection now (no
+ *							query with asynchronous foreign scans running).
+ *
+ * Calls go one way: autojoin/bf_autojoin_hook.c -> autojoin/bf_autojoin_plan.c -> autojoin/bf_autojoin_size.c
+ * -> autojoin/bf_autojoin_guard.c (autojoin/bf_autojoin_hook.c also installs the guard's executor
+ * hooks).
+ */
+#ifndef BF_JOIN_PUSHDOWN_H
+#define BF_JOIN_PUSHDOWN_H
+
+#include "key/bf_key.h"
+
+#include "foreign/foreign.h"
+#include "nodes/pathnodes.h"
+
+/* The extension's objects, looked up once per query level. */
+typedef struct BloomObjects
+{
+	Oid			extoid;
+	char	   *nspname;		/* its schema's name */
+	Oid			bftype;			/* bloomfilter */
+	Oid			aggfn;			/* bloom_agg(anyelement, float8) */
+	Oid			probe_op;		/* <@(anycompatible, bloomfilter) */
+} BloomObjects;
+
+/* A filter worth adding, decided before any is added. */
+typedef struct BloomFilterPlan
+{
+	RelOptInfo *frel;			/* foreign table, or table partitioned over
+								 * foreign tables */
+	Var		   *fvar;			/* its key column */
+	RelOptInfo *orel;			/* the other side */
+	Expr	   *oexpr;			/* its key */
+	char	   *keyname;		/* the other side's key, for EXPLAIN */
+	double		sel;			/* fraction of frel's rows that pass */
+	PlannerInfo *subroot;		/* the filter's subquery, planned */
+	Path	   *subpath;		/* its cheapest path */
+	Param	   *prm;			/* the InitPlan's output, once made */
+} BloomFilterPlan;
+
+/* A candidate equality: frel's fvar = oexpr over orel. */
+typedef struct BloomCandidate
+{
+	Var		   *fvar;
+	RelOptInfo *orel;
+	Expr	   *oexpr;
+	double		keys;			/* estimated distinct keys of the filter */
+	double		sel;			/* estimated fraction of rows that pass */
+	double		net;			/* saving minus the costs known before
+								 * planning the subquery */
+} BloomCandidate;
+
+/*
+ * What bloom_autojoin_rate_candidate() needs to know of the foreign scans a
+ * filter goes to.
+ */
+typedef struct RemoteShare
+{
+	double		rows;			/* rows they return today */
+	double		transfer;		/* cost of those rows crossing */
+	double		per_byte;		/* cost of shipping one filter byte, summed
+								 * over the scans (each gets the filter) */
+	int			nscans;
+} RemoteShare;
+
+/* The RangeTblEntry of a base or member relation. */
+static inline RangeTblEntry *
+rel_rte(PlannerInfo *root, RelOptInfo *rel)
+{
+	return root->simple_rte_array[rel->relid];
+}
+
+/* ---- autojoin/bf_autojoin_hook.c ---- */
+
+/* Does every text of a database of encoding enc convert to UTF-8? */
+extern bool bloom_autojoin_encoding_converts(int enc);
+
+/* Are keys of type typid hashed from bytes other than text? */
+extern bool bloom_autojoin_key_is_binary(Oid typid);
+
+/* Does a remote column of base type typnsp.typname hash as ftype? */
+extern bool bloom_autojoin_remote_type_fits(Oid ftype, Oid collation,
+											const char *typnsp,
+											const char *typname);
+
+/*
+ * ---- autojoin/bf_autojoin_plan.c ----
+ * (autojoin/bf_autojoin_hook.c calls it; it calls autojoin/bf_autojoin_size.c; nothing calls back)
+ */
+
+/*
+ * What bloom_autojoin_walk_foreign_scans() does at each foreign scan: rel is
+ * a foreign table that ships bloomfilter, tuple_cost its server's
+ * fdw_tuple_cost, arg what the caller passed, translated to rel by descend
+ * (if given).  Returns whether rel's size or paths changed.
+ */
+typedef bool (*ForeignScanAction) (PlannerInfo *root, RelOptInfo *rel,
+								   double tuple_cost, void *arg);
+
+/* arg, given for parent, made for one of its members */
+typedef void *(*ForeignScanDescend) (PlannerInfo *root, AppendRelInfo *appinfo,
+									 void *arg);
+
+/*
+ * The foreign scans a filter on rel would go to: rel itself, or its members
+ * at any depth, each a foreign table that ships bloomfilter.
+ */
+extern bool bloom_autojoin_walk_foreign_scans(PlannerInfo *root, RelOptInfo *rel,
+											  const BloomObjects *bo,
+											  ForeignScanAction action,
+											  ForeignScanDescend descend,
+											  void *arg);
+
+/* The user a foreign scan connects as. */
+extern Oid	bloom_autojoin_scan_user(PlannerInfo *root, RelOptInfo *rel);
+
+/* Is a filter's subquery being planned (the hook leaves it alone)? */
+extern bool bloom_autojoin_planning_filter(void);
+extern bool bloom_autojoin_needs_its_query(Node *node);
+extern bool bloom_autojoin_restriction_copyable(RestrictInfo *rinfo,
+												RelOptInfo *orel);
+extern bool bloom_autojoin_size_unanalyzed(PlannerInfo *root, RelOptInfo *rel,
+										   const BloomObjects *bo);
+
+
+extern void bloom_autojoin_remote_share(PlannerInfo *root, RelOptInfo *rel,
+										const BloomObjects *bo, RemoteShare *rs);
+extern bool bloom_autojoin_rate_candidate(PlannerInfo *root, RelOptInfo *frel,
+										  const RemoteShare *rs, BloomCandidate *c);
+extern PlannerInfo *bloom_autojoin_plan_filter_query(PlannerInfo *root,
+													 const BloomObjects *bo,
+													 BloomCandidate *c,
+													 char **keyname);
+extern void bloom_autojoin_apply_filter(PlannerInfo *root, const BloomObjects *bo,
+										BloomFilterPlan *fp, List *done);
+
+/* ---- autojoin/bf_autojoin_size.c and autojoin/bf_autojoin_remote.c ---- */
+
+/* A remote column: its name and its base type's schema and name. */
+typedef struct RemoteColumn
+{
+	char		name[NAMEDATALEN];
+	char		typnsp[NAMEDATALEN];
+	char		typname[NAMEDATALEN];
+} RemoteColumn;
+
+/* What the remote of a foreign table told (autojoin/bf_autojoin_remote.c). */
+typedef struct RemoteFacts
+{
+	bool		size_known;
+	double		tuples;
+	double		pages;
+	char		size_why[128];	/* if not size_known */
+	char		ext_schema[NAMEDATALEN];	/* "" if bloomfilter is not there */
+	int			encoding;		/* the remote database's, or -1 if unknown */
+	int			ncolumns;
+	RemoteColumn *columns;
+} RemoteFacts;
+
+/*
+ * What the remote of a foreign table is, asked as userid (cached per table
+ * and user): NULL, with *why, when it cannot be known now.
+ */
+extern const RemoteFacts *bloom_remote_facts(Oid ftrelid, Oid userid, Oid serverid,
+											 const char **why);
+
+/* May the scan's user read rel (else nothing is asked)? */
+extern bool bloom_autojoin_may_ask(PlannerInfo *root, RelOptInfo *rel);
+
+/* Can every foreign scan of a filter on frel's fvar run its probe? */
+extern bool bloom_autojoin_remote_fits(PlannerInfo *root, RelOptInfo *frel,
+									   const BloomObjects *bo, Var *fvar);
+
+/* One question over a connection of its own (autojoin/bf_autojoin_remote.c). */
+extern bool bloom_remote_ask(Oid serverid, UserMapping *um, const char *qualified,
+							 double density, int bound_ms, MemoryContext cxt,
+							 RemoteFacts *facts, char *why, size_t whylen);
+
+
+/*
+ * The size of a never-analyzed foreign table, asked of its remote server
+ * once per session (cached): false, with *why, when it cannot be known.
+ */
+extern bool bloom_remote_size(Oid ftrelid, Oid userid, Oid serverid,
+							  double *tuples, double *pages, const char **why);
+
+/* ---- autojoin/bf_autojoin_guard.c ---- */
+
+/*
+ * Installs the executor hooks that tell bloom_remote_size() when a query
+ * with asynchronous foreign scans is running (called with the planner's
+ * hook, by autojoin/bf_autojoin_hook.c).
+ */
+extern void bloom_autojoin_guard_install(void);
+
+/* Is such a query started and not ended (no lookup then)? */
+extern bool bloom_autojoin_async_running(void);
+
+#endif							/* BF_JOIN_PUSHDOWN_H */

@@ -1,0 +1,526 @@
+/*
+ * autojoin/bf_autojoin_size.c
+ *		Automatic Bloom-joins: what the remote of a foreign table is (its
+ *		size, whether bloomfilter is installed there and in which schema, its
+ *		columns' types), asked once per table and user and remembered.
+ *
+ * postgres_fdw sizes a foreign table that was never analyzed (and whose
+ * server does not set use_remote_estimate) as ten pages of rows, about a
+ * thousand; autovacuum never analyzes foreign tables.  That is every new
+ * user's state, and at that size no filter is ever worth sending.  Taking an
+ * unknown size as large instead would send filters that cannot pay (a
+ * thousand remote rows against a million local keys).  So the real size is
+ * asked of the remote, once per foreign table and user per session:
+ *
+ *		SELECT relkind, reltuples, relpages, pages now FROM pg_class
+ *		WHERE oid is the remote table or a leaf of its pg_partition_tree()
+ *		(a partitioned table itself has no pages)
+ *
+ * and each leaf is sized as PostgreSQL's planner sizes a table: reltuples
+ * scaled to the pages it has now, or, if it was never analyzed there
+ * either, its pages now at the density of the foreign table's columns.  A
+ * leaf that is no table (a view, another foreign table) makes the size
+ * unknown.  The same question tells whether the remote can run the probe at
+ * all (bloomfilter installed, in the local schema's name; each column's
+ * type): autojoin/bf_autojoin_plan.c asks it of every foreign table a filter would
+ * go to, analyzed or not.
+ *
+ * The question goes over a connection of its own, never postgres_fdw's
+ * (autojoin/bf_autojoin_remote.c says why: the scan's remote snapshot), made from the
+ * same server and user mapping options, as the user the scan connects as.
+ * The caller asks only for a user who may read the table
+ * (autojoin/bf_autojoin_plan.c): nothing is asked, nor any connection made, on
+ * behalf of one who will get "permission denied".
+ *
+ * Never an ERROR the plain query would not raise: the lookup runs in a
+ * subtransaction, and any failure (no user mapping, no connection, a remote
+ * older than PostgreSQL 12, a missing table) is remembered as "unknown" with
+ * its reason, said at DEBUG1; the foreign table keeps postgres_fdw's own
+ * estimate, and gets no filter.
+ *
+ * Never a hang the plain query would not have: a plain EXPLAIN does not
+ * contact the remote, so the lookup is bounded (see "the bound" below).
+ *
+ * The cache.  An answer is kept BLOOM_REMOTE_SIZE_TTL seconds (a failure
+ * BLOOM_REMOTE_SIZE_FAILURE_TTL; a timeout or cancel not at all), and
+ * dropped when the foreign table's definition changes (a relcache
+ * invalidation: ALTER FOREIGN TABLE, its options, ANALYZE) or any
+ * server or user mapping does (their options say which remote is asked, and
+ * as whom).  A table that grows tenfold on the remote is seen at the next
+ * lookup; an extension installed there within BLOOM_REMOTE_SIZE_TTL.
+ */
+#include "autojoin/bf_autojoin.h"
+
+#include <math.h>
+
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/xact.h"
+#include "catalog/pg_class.h"
+#include "commands/defrem.h"
+#include "fmgr.h"
+#include "foreign/fdwapi.h"
+#include "foreign/foreign.h"
+#include "libpq-fe.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "optimizer/plancat.h"
+#include "storage/bufpage.h"
+#include "storage/latch.h"
+#include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/resowner.h"
+#include "utils/syscache.h"
+#include "utils/timeout.h"
+#include "utils/timestamp.h"
+
+/*
+ * How long an answer is kept, in seconds; a failure (no connection, no user
+ * mapping, no such remote table) for less, as it is often soon mended.  A
+ * lookup that ran out of its bound or was cancelled is not kept at all: the
+ * next statement asks again.
+ */
+#define BLOOM_REMOTE_SIZE_TTL	600
+#define BLOOM_REMOTE_SIZE_FAILURE_TTL	30
+
+typedef struct RemoteSizeKey
+{
+	Oid			relid;
+	Oid			userid;
+} RemoteSizeKey;
+
+typedef struct RemoteSizeEntry
+{
+	RemoteSizeKey key;
+	bool		known;			/* the remote answered */
+	RemoteFacts facts;			/* its answer (columns in TopMemoryContext) */
+	TimestampTz asked;
+	char		why[160];		/* if not known */
+} RemoteSizeEntry;
+
+static HTAB *size_cache = NULL;
+
+/* A foreign table's definition changed (or an ANALYZE): forget its size. */
+static void
+size_cache_inval(Datum arg pg_attribute_unused(), Oid relid)
+{
+	HASH_SEQ_STATUS seq;
+	RemoteSizeEntry *e;
+
+	if (size_cache == NULL)
+		return;
+	hash_seq_init(&seq, size_cache);
+	while ((e = (RemoteSizeEntry *) hash_seq_search(&seq)) != NULL)
+	{
+		if (!OidIsValid(relid) || e->key.relid == relid)
+		{
+			if (e->facts.columns != NULL)
+				pfree(e->facts.columns);
+			(void) hash_search(size_cache, &e->key, HASH_REMOVE, NULL);
+		}
+	}
+}
+
+/*
+ * A server or user mapping changed (ALTER SERVER ... OPTIONS (SET host, port,
+ * dbname), a user mapping created, altered or dropped): what a foreign table
+ * names, or whether it can be asked at all, may have changed for any table
+ * of any server.  Such changes are rare: forget every size.
+ */
+static void
+size_cache_inval_syscache(Datum arg pg_attribute_unused(),
+						  int cacheid pg_attribute_unused(),
+						  uint32 hashvalue pg_attribute_unused())
+{
+	size_cache_inval((Datum) 0, InvalidOid);
+}
+
+static void
+size_cache_init(void)
+{
+	HASHCTL		ctl;
+
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(RemoteSizeKey);
+	ctl.entrysize = sizeof(RemoteSizeEntry);
+	ctl.hcxt = TopMemoryContext;
+	size_cache = hash_create("bloomfilter remote sizes", 64, &ctl,
+							 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	CacheRegisterRelcacheCallback(size_cache_inval, (Datum) 0);
+	CacheRegisterSyscacheCallback(FOREIGNSERVEROID, size_cache_inval_syscache,
+								  (Datum) 0);
+	CacheRegisterSyscacheCallback(USERMAPPINGOID, size_cache_inval_syscache,
+								  (Datum) 0);
+}
+
+/*
+ * ---- the bound ----
+ *
+ * A remote that accepts the connection but does not answer (its backend
+ * waits for a lock that pg_relation_size() needs) must not hold up a plan
+ * that would not have contacted it at all.  The lookups of one statement get
+ * BLOOM_REMOTE_SIZE_TIMEOUT_MS together, and less if the statement's own
+ * statement_timeout (or transaction_timeout) would come first (half of what
+ * is left: the plain query would not have timed out).  When the bound
+ * passes, a timer cancels the lookup's wait (connecting or the answer:
+ * autojoin/bf_autojoin_remote.c waits on the socket and the latch) as a query cancel
+ * would; the cancel is caught with the lookup's other errors, the remote
+ * query is cancelled and the lookup's own connection closed, and the
+ * subtransaction rolled back.  postgres_fdw's connections are never touched.
+ * After a lookup ran out of the bound, the
+ * statement asks no more, and the timeout is not remembered.  A user's
+ * cancel, or a statement_timeout that fired, during the lookup is passed on.
+ */
+#define BLOOM_REMOTE_SIZE_TIMEOUT_MS	5000
+
+static TimeoutId lookup_timeout_id = MAX_TIMEOUTS;
+static volatile sig_atomic_t lookup_running = false;
+static volatile sig_atomic_t lookup_timed_out = false;
+
+/*
+ * One bound per statement, not per lookup: a plain EXPLAIN over many
+ * never-analyzed partitions of a blocked remote waits at most one bound, and
+ * once a lookup of the statement has run out of it, the statement asks no
+ * more.  Keyed on the statement's start (GetCurrentStatementStartTimestamp).
+ */
+static TimestampTz bound_statement = 0;
+static TimestampTz bound_deadline = 0;
+static bool bound_ran_out = false;
+
+static void
+lookup_timeout_handler(void)
+{
+	/*
+	 * Claim the cancel only if none is pending yet: a user's cancel or the
+	 * statement_timeout already asked for it, and it is theirs.
+	 */
+	if (lookup_running && !QueryCancelPending)
+	{
+		lookup_timed_out = true;
+		QueryCancelPending = true;
+		InterruptPending = true;
+	}
+	SetLatch(MyLatch);
+}
+
+/*
+ * Milliseconds left before the timeout id fires, halved (the plain query
+ * would not have timed out), or -1 if it is not armed.
+ */
+static double
+half_left_ms(TimeoutId id, TimestampTz now)
+{
+	long		secs;
+	int			usecs;
+	TimestampTz fin;
+
+	if (!get_timeout_active(id))
+		return -1;
+	fin = get_timeout_finish_time(id);
+	if (fin <= now)
+		return 0;
+	TimestampDifference(now, fin, &secs, &usecs);
+	return (secs * 1000.0 + usecs / 1000.0) / 2.0;
+}
+
+/*
+ * Milliseconds the lookup may still take, or 0 if it should not start: the
+ * statement's bound is spent, or its statement_timeout (or, on 17 and later,
+ * transaction_timeout) is too near.  (Not inlined: its locals would sit in
+ * bloom_remote_size()'s frame across PG_TRY's setjmp.)
+ */
+static pg_noinline int
+lookup_bound_ms(void)
+{
+	TimestampTz now = GetCurrentTimestamp();
+	TimestampTz stmt = GetCurrentStatementStartTimestamp();
+	double		bound;
+	double		left;
+
+	if (stmt != bound_statement)
+	{
+		bound_statement = stmt;
+		bound_deadline = TimestampTzPlusMilliseconds(now, BLOOM_REMOTE_SIZE_TIMEOUT_MS);
+		bound_ran_out = false;
+	}
+	if (bound_deadline <= now)
+		return 0;
+	bound = (bound_deadline - now) / 1000.0;
+	left = half_left_ms(STATEMENT_TIMEOUT, now);
+	if (left >= 0)
+		bound = Min(bound, left);
+#ifdef BF_HAVE_TRANSACTION_TIMEOUT
+	left = half_left_ms(TRANSACTION_TIMEOUT, now);
+	if (left >= 0)
+		bound = Min(bound, left);
+#endif
+	if (bound < 10)
+		return 0;
+	return (int) bound;
+}
+
+/* The value of option name in a foreign object's options, or dflt. */
+static char *
+fdw_option(List *options, const char *name, char *dflt)
+{
+	ListCell   *lc;
+
+	foreach(lc, options)
+	{
+		DefElem    *def = (DefElem *) lfirst(lc);
+
+		if (strcmp(def->defname, name) == 0)
+			return defGetString(def);
+	}
+	return dflt;
+}
+
+/* Rows per page of the foreign table's columns, as the planner would guess. */
+static double
+rows_per_page(Oid relid)
+{
+	int32		width = get_relation_data_width(relid, NULL);
+	double		tuple_bytes = MAXALIGN(SizeofHeapTupleHeader) + MAXALIGN(width) +
+		sizeof(ItemIdData);
+
+	return Max(1.0, floor((BLCKSZ - SizeOfPageHeaderData) / tuple_bytes));
+}
+
+/*
+ * Start the lookup's timer: what is left of the statement's bound (the
+ * connection may have taken some of it), at least 1 ms.
+ */
+static void
+arm_bound(int bound)
+{
+	int			left = lookup_bound_ms();
+
+	lookup_running = true;
+	enable_timeout_after(lookup_timeout_id, Max(1, Min(bound, left)));
+}
+
+/*
+ * Ask the remote as userid.  Runs inside the caller's subtransaction: may
+ * raise anything; returns false with *why for a reason that is no error.
+ */
+static bool
+ask_remote(Oid ftrelid, Oid userid, Oid serverid, int bound, RemoteFacts *facts,
+		   char *why, size_t whylen)
+{
+	ForeignTable *ft = GetForeignTable(ftrelid);
+	UserMapping *um = GetUserMapping(userid, serverid);
+	char	   *nspname = fdw_option(ft->options, "schema_name",
+									   get_namespace_name(get_rel_namespace(ftrelid)));
+	char	   *relname = fdw_option(ft->options, "table_name", get_rel_name(ftrelid));
+
+	arm_bound(bound);
+	return bloom_remote_ask(serverid, um, quote_qualified_identifier(nspname, relname),
+							rows_per_page(ftrelid), bound, TopMemoryContext,
+							facts, why, whylen);
+}
+
+/* Remember an answer (or a failure). */
+static RemoteSizeEntry *
+size_cache_store(const RemoteSizeKey *key, bool known, const RemoteFacts *facts,
+				 TimestampTz asked, const char *why)
+{
+	RemoteSizeEntry *e;
+	bool		found;
+
+	e = (RemoteSizeEntry *) hash_search(size_cache, key, HASH_ENTER, &found);
+	if (found && e->facts.columns != NULL)
+		pfree(e->facts.columns);
+	e->known = known;
+	e->facts = *facts;
+	e->asked = asked;
+	strlcpy(e->why, why, sizeof(e->why));
+	return e;
+}
+
+const RemoteFacts *
+bloom_remote_facts(Oid ftrelid, Oid userid, Oid serverid, const char **why)
+{
+	static char uncached_why[160];
+	RemoteSizeKey key;
+	RemoteSizeEntry *e;
+	bool		found;
+	TimestampTz now = GetCurrentTimestamp();
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	bool		known = false;
+	bool		keep = true;
+	RemoteFacts facts;
+	char		reason[160];
+	ErrorData  *passed_on = NULL;
+	int			bound;
+	bool		stmt_timeout_armed;
+
+	if (size_cache == NULL)
+		size_cache_init();
+	memset(&key, 0, sizeof(key));
+	key.relid = ftrelid;
+	key.userid = userid;
+	e = (RemoteSizeEntry *) hash_search(size_cache, &key, HASH_FIND, &found);
+	if (found &&
+		!TimestampDifferenceExceeds(e->asked, now,
+									(e->known ? BLOOM_REMOTE_SIZE_TTL :
+									 BLOOM_REMOTE_SIZE_FAILURE_TTL) * 1000))
+	{
+		*why = e->why;
+		return e->known ? &e->facts : NULL;
+	}
+
+	/*
+	 * Not asked now, and not remembered (the next plan may ask): in a
+	 * parallel worker (no subtransaction, no remote connection), while a
+	 * query with asynchronous foreign scans runs (see above), after a lookup
+	 * of this statement ran out of the bound, or with the statement's bound
+	 * spent or its timeout too near.
+	 */
+	memset(&facts, 0, sizeof(facts));
+	if (IsInParallelMode())
+	{
+		*why = "not asked in parallel mode";
+		return NULL;
+	}
+	if (bloom_autojoin_async_running())
+	{
+		*why = "not asked while a query of this session with asynchronous foreign scans is running: a request of it may be in flight on the connection";
+		return NULL;
+	}
+	bound = lookup_bound_ms();
+	if (bound_ran_out)
+	{
+		*why = "not asked: a remote-size lookup of this statement already ran out of the statement's bound";
+		return NULL;
+	}
+	if (bound == 0)
+	{
+		*why = "not asked: the statement's bound for remote-size lookups is spent, or its statement_timeout is too near";
+		return NULL;
+	}
+	if (lookup_timeout_id == MAX_TIMEOUTS)
+		lookup_timeout_id = RegisterTimeout(USER_TIMEOUT, lookup_timeout_handler);
+	stmt_timeout_armed = get_timeout_active(STATEMENT_TIMEOUT);
+
+	reason[0] = '\0';
+
+	/* a failure must cost the query nothing: a subtransaction */
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	lookup_timed_out = false;
+	PG_TRY();
+	{
+		known = ask_remote(ftrelid, userid, serverid, bound, &facts,
+						   reason, sizeof(reason));
+		lookup_running = false;
+		disable_timeout(lookup_timeout_id, false);
+		if (lookup_timed_out)
+		{
+			/*
+			 * The timer fired after the answer came and before it was
+			 * disabled: its cancel is ours, and nothing is left to cancel.
+			 */
+			QueryCancelPending = false;
+			lookup_timed_out = false;
+		}
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+		bool		ours = lookup_timed_out;
+		bool		cancel;
+
+		lookup_running = false;
+		disable_timeout(lookup_timeout_id, false);
+		lookup_timed_out = false;
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+
+		/*
+		 * A cancel taken here (ProcessInterrupts).  (A remote query cancelled
+		 * on the remote comes back as "the remote did not answer", an
+		 * FDW error: that one is only a failed lookup.)
+		 */
+		cancel = edata->sqlerrcode == ERRCODE_QUERY_CANCELED &&
+			edata->funcname != NULL &&
+			strcmp(edata->funcname, "ProcessInterrupts") == 0;
+
+		/*
+		 * The statement_timeout fired while the lookup ran (it was armed and
+		 * no longer is): the plain query would have timed out too, pass it on
+		 * even if our timer fired as well.
+		 */
+		if (stmt_timeout_armed && !get_timeout_active(STATEMENT_TIMEOUT))
+			ours = false;
+		if (ours)
+		{
+			QueryCancelPending = false; /* ours, if not taken yet */
+			bound_ran_out = true;
+			keep = false;
+			snprintf(reason, sizeof(reason),
+					 "the remote did not answer within %d ms (the lookup's bound)",
+					 bound);
+		}
+		else if (cancel)
+			passed_on = edata;	/* the user's cancel or statement_timeout */
+		else
+			snprintf(reason, sizeof(reason), "asking the remote failed: %s",
+					 edata->message);
+		if (passed_on == NULL)
+			FreeErrorData(edata);
+		known = false;
+	}
+	PG_END_TRY();
+
+	if (passed_on != NULL)
+		ReThrowError(passed_on);
+
+	if (!keep)
+	{
+		/* not remembered: the next statement asks again */
+		strlcpy(uncached_why, reason, sizeof(uncached_why));
+		*why = uncached_why;
+		return NULL;
+	}
+
+	/* the subtransaction's invalidations may have reset the cache */
+	if (!known && facts.columns != NULL)
+	{
+		pfree(facts.columns);
+		facts.columns = NULL;
+	}
+	e = size_cache_store(&key, known, &facts, now, reason);
+	*why = e->why;
+	return e->known ? &e->facts : NULL;
+}
+
+bool
+bloom_remote_size(Oid ftrelid, Oid userid, Oid serverid, double *tuples,
+				  double *pages, const char **why)
+{
+	const RemoteFacts *facts = bloom_remote_facts(ftrelid, userid, serverid, why);
+
+	*tuples = 0;
+	*pages = 0;
+	if (facts == NULL)
+		return false;
+	if (!facts->size_known)
+	{
+		*why = facts->size_why;
+		return false;
+	}
+	*tuples = facts->tuples;
+	*pages = facts->pages;
+	return true;
+}
