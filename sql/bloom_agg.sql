@@ -336,3 +336,18 @@ FROM (SELECT bloom_agg(s ORDER BY g) AS f
       FROM generate_series(0, 3) g LEFT JOIN (SELECT i, t FROM agg_rec) s ON s.i = g) x,
      (SELECT i, t FROM agg_rec) s;
 DROP TABLE agg_rec;
+
+-- bloom_agg(x, capacity, fpr) that saw few keys keeps their hashes to the
+-- end: its result, made from them in the final function (grouped: not
+-- kept in the group's state), and the running result of the window form
+-- (made once in the state), are the bytes of a bloom_add_all of the keys
+SELECT count(*) AS groups,
+       count(*) FILTER (WHERE f::bytea = bloom_add_all(bloom_empty(1000, 0.01), ks)::bytea) AS same_bytes,
+       count(*) FILTER (WHERE true = ALL (bloom_contains_all(f, ks))) AS all_found
+FROM (SELECT g % 50 AS grp, bloom_agg(CASE WHEN g % 7 = 0 THEN NULL ELSE g END, 1000, 0.01) AS f,
+             array_agg(g) FILTER (WHERE g % 7 <> 0) AS ks
+      FROM generate_series(1, 2000) g GROUP BY 1) s;
+SELECT count(*) AS rows_,
+       count(*) FILTER (WHERE f::bytea = bloom_add_all(bloom_empty(100000, 0.01), ks)::bytea) AS same_bytes
+FROM (SELECT bloom_agg(g, 100000, 0.01) OVER w AS f, array_agg(g) OVER w AS ks
+      FROM generate_series(1, 300) g WINDOW w AS (ORDER BY g)) s;
