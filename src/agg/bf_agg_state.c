@@ -379,6 +379,9 @@ bfagg_ex_add_buffer(BloomAggState *s1, const BloomAggState *s2)
 		(a->family != BF_FAMILY_NONE && b->family != BF_FAMILY_NONE &&
 		 (a->family != b->family || a->type_tag != b->type_tag)))
 		return false;
+	/* s1's pending hashes are counted as they are inserted: first insert them */
+	if (s1->filter != NULL)
+		bfagg_state_flush(s1);
 	added = bloom_add_saturating(a->added, b->added);
 	if (bfagg_ex_buffered(s1) &&
 		(uint64) s1->nkeys + s2->nkeys <= BFA_EXPLICIT_MAX(a->nbits))
