@@ -248,3 +248,18 @@ ANALYZE ic_inrow;
 SELECT chosen('SELECT id FROM ic_inrow WHERE ks @> 1000005') AS probe,
 	   chosen('SELECT id FROM ic_inrow WHERE bloom_contains(ks, 1000005)') AS probe_call;
 SELECT * FROM same_as_seq('SELECT id FROM ic_inrow WHERE ks @> 1000005');
+
+-- ---------------------------------------------------------------------
+-- A column of a domain over bloomfilter: the operators see it relabelled
+-- to bloomfilter, and the planner matches it to the column's indexes
+-- through the relabelling; the tree-sampled GiST estimate is set on them
+-- the same way (without it GiST's generic estimate chose GiST for @>>).
+-- ---------------------------------------------------------------------
+CREATE DOMAIN ic_filter AS bloomfilter;
+CREATE TABLE ic_dom (id int, ks ic_filter);
+INSERT INTO ic_dom SELECT id, ks FROM ic_dense;
+CREATE INDEX ic_dom_bs ON ic_dom USING bloomslice (ks);
+CREATE INDEX ic_dom_gist ON ic_dom USING gist (ks);
+SELECT chosen('SELECT id FROM ic_dom WHERE ks @> 250250') AS probe,
+	   chosen('SELECT id FROM ic_dom WHERE ks @>> (SELECT q FROM ic_q WHERE name = ''dense'')') AS superset;
+SELECT * FROM same_as_seq('SELECT id FROM ic_dom WHERE ks @>> (SELECT q FROM ic_q WHERE name = ''dense'')');

@@ -169,6 +169,19 @@ probe_selectivity(PlannerInfo *root, Node *filter_expr, Node *key_expr,
  * estimate is per planning (IndexOptInfo is built for each query), needs
  * nothing loaded beforehand, and is GiST's own where the tree narrows.
  */
+/*
+ * A column as the index sees it: a column of a domain over bloomfilter is
+ * relabelled to bloomfilter in the operator's arguments, and the planner
+ * matches it to the column's index through the relabelling.
+ */
+static Node *
+strip_relabel(Node *node)
+{
+	while (node != NULL && IsA(node, RelabelType))
+		node = (Node *) ((RelabelType *) node)->arg;
+	return node;
+}
+
 static void
 install_gist_estimate(PlannerInfo *root, Node *col, Oid supop)
 {
@@ -176,6 +189,7 @@ install_gist_estimate(PlannerInfo *root, Node *col, Oid supop)
 	RelOptInfo *rel;
 	ListCell   *lc;
 
+	col = strip_relabel(col);
 	if (root == NULL || col == NULL || !IsA(col, Var) || !OidIsValid(supop))
 		return;
 	var = (Var *) col;
@@ -442,6 +456,7 @@ stored_filter_read_cost(PlannerInfo *root, Node *arg)
 	Relation	table;
 	int			outofline = 0;
 
+	arg = strip_relabel(arg);
 	if (root == NULL || arg == NULL || !IsA(arg, Var))
 		return 0;
 	var = (Var *) arg;
