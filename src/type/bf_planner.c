@@ -157,19 +157,6 @@ probe_selectivity(PlannerInfo *root, Node *filter_expr, Node *key_expr,
 }
 
 /*
- * Set the probe-aware estimate (index/gist/bf_gist_cost.c) as the amcostestimate of
- * the GiST indexes of the operator class on column col of its table, when
- * col is one.  supop is the @>> operator, a member of the operator class.
- *
- * Called by the restriction estimator of @>> and <<@: those operators are
- * in the operator class, so the planner matches them to the index without
- * asking bloomfilter_support, and it estimates every restriction clause of
- * a table (set_baserel_size_estimates, and for a parameterized path before
- * the path is costed) before it costs any of the table's index paths.  The
- * estimate is per planning (IndexOptInfo is built for each query), needs
- * nothing loaded beforehand, and is GiST's own where the tree narrows.
- */
-/*
  * A column as the index sees it: a column of a domain over bloomfilter is
  * relabelled to bloomfilter in the operator's arguments, and the planner
  * matches it to the column's index through the relabelling.
@@ -182,6 +169,41 @@ strip_relabel(Node *node)
 	return node;
 }
 
+/*
+ * The table of this query level whose column node is (through any
+ * relabelling), with the column in *var; NULL when node is no such column.
+ */
+static RelOptInfo *
+column_table(PlannerInfo *root, Node *node, Var **var)
+{
+	RelOptInfo *rel;
+
+	node = strip_relabel(node);
+	if (root == NULL || node == NULL || !IsA(node, Var))
+		return NULL;
+	*var = (Var *) node;
+	if ((*var)->varlevelsup != 0 || (*var)->varattno <= 0 ||
+		(*var)->varno <= 0 || (*var)->varno >= root->simple_rel_array_size)
+		return NULL;
+	rel = root->simple_rel_array[(*var)->varno];
+	if (rel == NULL || rel->rtekind != RTE_RELATION)
+		return NULL;
+	return rel;
+}
+
+/*
+ * Set the probe-aware estimate (index/gist/bf_gist_cost.c) as the amcostestimate of
+ * the GiST indexes of the operator class on column col of its table, when
+ * col is one.  supop is the @>> operator, a member of the operator class.
+ *
+ * Called by the restriction estimator of @>> and <<@: those operators are
+ * in the operator class, so the planner matches them to the index without
+ * asking bloomfilter_support, and it estimates every restriction clause of
+ * a table (set_baserel_size_estimates, and for a parameterized path before
+ * the path is costed) before it costs any of the table's index paths.  The
+ * estimate is per planning (IndexOptInfo is built for each query), needs
+ * nothing loaded beforehand, and is GiST's own where the tree narrows.
+ */
 static void
 install_gist_estimate(PlannerInfo *root, Node *col, Oid supop)
 {
@@ -189,15 +211,8 @@ install_gist_estimate(PlannerInfo *root, Node *col, Oid supop)
 	RelOptInfo *rel;
 	ListCell   *lc;
 
-	col = strip_relabel(col);
-	if (root == NULL || col == NULL || !IsA(col, Var) || !OidIsValid(supop))
-		return;
-	var = (Var *) col;
-	if (var->varlevelsup != 0 || var->varattno <= 0 ||
-		var->varno <= 0 || var->varno >= root->simple_rel_array_size)
-		return;
-	rel = root->simple_rel_array[var->varno];
-	if (rel == NULL || rel->rtekind != RTE_RELATION ||
+	rel = column_table(root, col, &var);
+	if (rel == NULL || !OidIsValid(supop) ||
 		(rel->reloptkind != RELOPT_BASEREL && rel->reloptkind != RELOPT_OTHER_MEMBER_REL))
 		return;
 	foreach(lc, rel->indexlist)
@@ -447,7 +462,6 @@ stored_filter_read_cost(PlannerInfo *root, Node *arg)
 	Var		   *var;
 	RelOptInfo *rel;
 	RangeTblEntry *rte;
-	HeapTuple	tup;
 	Oid			toastoid;
 	Relation	toastrel;
 	BlockNumber npages;
@@ -456,35 +470,18 @@ stored_filter_read_cost(PlannerInfo *root, Node *arg)
 	Relation	table;
 	int			outofline = 0;
 
-	arg = strip_relabel(arg);
-	if (root == NULL || arg == NULL || !IsA(arg, Var))
+	rel = column_table(root, arg, &var);
+	if (rel == NULL)
 		return 0;
-	var = (Var *) arg;
-	if (var->varlevelsup != 0 || var->varattno <= 0 ||
-		var->varno <= 0 || var->varno >= root->simple_rel_array_size)
-		return 0;
-	rel = root->simple_rel_array[var->varno];
 	rte = root->simple_rte_array[var->varno];
-	if (rel == NULL || rte == NULL || rel->rtekind != RTE_RELATION ||
-		rte->rtekind != RTE_RELATION || rel->tuples < 1)
+	if (rte == NULL || rte->rtekind != RTE_RELATION || rel->tuples < 1)
 		return 0;
 	width = get_attavgwidth(rte->relid, var->varattno);
 	if (width > 2 * (int32) TOAST_POINTER_SIZE)
 		return 0;
-	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(rte->relid));
-	if (!HeapTupleIsValid(tup))
-		return 0;
-	toastoid = ((Form_pg_class) GETSTRUCT(tup))->reltoastrelid;
-	ReleaseSysCache(tup);
-	if (!OidIsValid(toastoid))
-		return 0;
-	toastrel = try_relation_open(toastoid, AccessShareLock);
-	if (toastrel == NULL)
-		return 0;
-	npages = RelationGetNumberOfBlocks(toastrel);
-	relation_close(toastrel, AccessShareLock);
 	/* the query's tables are locked since parse analysis */
 	table = relation_open(rte->relid, NoLock);
+	toastoid = table->rd_rel->reltoastrelid;
 	for (int i = 0; i < RelationGetDescr(table)->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(RelationGetDescr(table), i);
@@ -494,8 +491,13 @@ stored_filter_read_cost(PlannerInfo *root, Node *arg)
 			outofline++;
 	}
 	relation_close(table, NoLock);
-	if (outofline < 1)
+	if (!OidIsValid(toastoid) || outofline < 1)
 		return 0;
+	toastrel = try_relation_open(toastoid, AccessShareLock);
+	if (toastrel == NULL)
+		return 0;
+	npages = RelationGetNumberOfBlocks(toastrel);
+	relation_close(toastrel, AccessShareLock);
 	get_tablespace_page_costs(rel->reltablespace, NULL, &spc_seq_page_cost);
 	return Min((double) npages / outofline / rel->tuples, (double) npages) * spc_seq_page_cost;
 }
