@@ -11,7 +11,7 @@
 #   bash test/run-all.sh        everything, on a throwaway cluster
 
 EXTENSION = bloomfilter
-EXTVERSION = 1.0
+EXTVERSION = 1.1
 
 MODULE_big = bloomfilter
 CORE_SRCS = src/core/bf_format.c src/core/bf_combine.c src/core/bf_estimate.c \
@@ -28,7 +28,7 @@ GLUE_SRCS = src/type/bf_guc.c src/type/bf_io.c src/type/bf_type_report.c src/key
 	src/index/slice/bf_slice_vacuum.c src/index/slice/bf_slice_am.c src/type/bf_type_edges.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
-DATA = sql/bloomfilter--1.0.sql
+DATA = sql/bloomfilter--1.0.sql sql/bloomfilter--1.0--1.1.sql
 
 REGRESS = bloom_basics bloom_families bloom_combine bloom_estimates \
 	bloom_sizing bloom_fpr bloom_io bloom_errors bloom_agg bloom_aggstate bloom_agg_overloads \
