@@ -41,8 +41,10 @@
  * placeholders, subplans or executor parameters, over one plain table (no
  * TABLESAMPLE, no security quals, no lateral references): the filter is
  * built from a scan of that table with its own restrictions, minus any
- * that is volatile or needs another query's values (dropping a restriction
- * only makes the filter hold more keys, which is always safe).  A strict
+ * that is volatile, needs another query's values or could raise an ERROR
+ * (autojoin/bf_autojoin_quals.c: the InitPlan reads rows the plain plan may
+ * never reach; dropping a restriction only makes the filter hold more keys,
+ * which is always safe).  A strict
  * key is NULL on a null-extended row, and NULL matches nothing.  An empty
  * other side makes bloom_agg return NULL, and `k <@ NULL` keeps no remote
  * row: right, since nothing can match it.
@@ -288,6 +290,12 @@ column_of(Expr *expr, Index relid)
  * Can a filter of rel's rows be built in a subquery of its own: a plain
  * table (or a table partitioned or inherited), scanned with no TABLESAMPLE,
  * no security quals and no lateral reference?
+ *
+ * Security quals (row-level security, a security_barrier view's) could be
+ * neither left out nor kept: left out, the filter would carry to the
+ * remote the keys of rows the user may not see; kept, the InitPlan would
+ * evaluate a policy's expression on rows the plain plan never reaches,
+ * where it may raise an ERROR.  Such a side gets no filter.
  */
 static bool
 other_side_ok(PlannerInfo *root, RelOptInfo *frel, RelOptInfo *orel)
@@ -321,7 +329,10 @@ other_side_ok(PlannerInfo *root, RelOptInfo *frel, RelOptInfo *orel)
  * an ERROR (`s::int` over a string that is no number) would make the query
  * fail where the plain join does not.  So the key must be a column, or be
  * built over columns only from functions and casts that PostgreSQL promises
- * raise no error that depends on their input: the leakproof ones.
+ * raise no error that depends on their input: the leakproof ones, every one
+ * of them, also those over constants alone (a stable function's is computed
+ * per row), by the rule the subquery's restrictions follow
+ * (autojoin/bf_autojoin_quals.c).
  */
 static const char *
 other_key_refused(Expr *oexpr, Index orelid)
@@ -338,7 +349,7 @@ other_key_refused(Expr *oexpr, Index orelid)
 		return "the other side's key is not strict";
 	if (bloom_autojoin_needs_its_query((Node *) oexpr))
 		return "the other side's key needs its query's values";
-	if (contain_leaked_vars((Node *) oexpr))
+	if (bloom_autojoin_may_raise((Node *) oexpr))
 		return "the other side's key calls a function or cast that is not leakproof, which could raise an error on rows the plain join never keys";
 	return NULL;
 }
@@ -369,9 +380,11 @@ foreign_key_ok(const Var *fvar)
 
 /*
  * Does the filter's subquery keep every restriction of the other side?
- * The ones it leaves out (volatile, or needing another query's values) let
- * rows through that the join never keys: a key that is a computation may
- * raise an ERROR on them (a cast of a string), so it needs them all.
+ * The ones it leaves out (volatile, needing another query's values, or
+ * able to raise an ERROR themselves) let rows through that the join never
+ * keys.  A key that is a column reads them harmlessly; a computed key is
+ * leakproof too, but it is held to the stricter rule as well, so that no
+ * restriction that guards its computation is ever dropped under it.
  */
 static bool
 restrictions_kept(RelOptInfo *orel, Expr *oexpr)
