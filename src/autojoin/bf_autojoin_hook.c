@@ -291,11 +291,9 @@ column_of(Expr *expr, Index relid)
  * table (or a table partitioned or inherited), scanned with no TABLESAMPLE,
  * no security quals and no lateral reference?
  *
- * Security quals (row-level security, a security_barrier view's) could be
- * neither left out nor kept: left out, the filter would carry to the
- * remote the keys of rows the user may not see; kept, the InitPlan would
- * evaluate a policy's expression on rows the plain plan never reaches,
- * where it may raise an ERROR.  Such a side gets no filter.
+ * Security quals could be neither left out (the filter would carry to the
+ * remote keys of rows the user may not see) nor kept (the InitPlan would
+ * evaluate a policy on rows the plain plan never reaches: an ERROR there).
  */
 static bool
 other_side_ok(PlannerInfo *root, RelOptInfo *frel, RelOptInfo *orel)
@@ -379,12 +377,10 @@ foreign_key_ok(const Var *fvar)
 }
 
 /*
- * Does the filter's subquery keep every restriction of the other side?
- * The ones it leaves out (volatile, needing another query's values, or
- * able to raise an ERROR themselves) let rows through that the join never
- * keys.  A key that is a column reads them harmlessly; a computed key is
- * leakproof too, but it is held to the stricter rule as well, so that no
- * restriction that guards its computation is ever dropped under it.
+ * Does the filter's subquery keep every restriction of the other side?  The
+ * ones it leaves out let rows through that the join never keys: a column
+ * reads them harmlessly, and a computed key (leakproof too) needs them all,
+ * so that no restriction guarding its computation is dropped under it.
  */
 static bool
 restrictions_kept(RelOptInfo *orel, Expr *oexpr)
