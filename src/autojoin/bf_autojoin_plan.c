@@ -352,6 +352,24 @@ bloom_autojoin_rate_candidate(PlannerInfo *root, RelOptInfo *frel,
 /* ---- the filter's subquery ---- */
 
 /*
+ * A restriction of orel as SQL, for DEBUG1 (clause is its copy over the
+ * subquery's one relation).  Deparsed only when it holds nothing but that
+ * relation's columns and plain expressions: ruleutils raises an ERROR on a
+ * Var it has no relation for, and a message must never raise one.
+ */
+static const char *
+restriction_text(Node *clause, RestrictInfo *rinfo, RelOptInfo *orel,
+				 RangeTblEntry *orte)
+{
+	if (!bms_is_subset(rinfo->clause_relids, orel->relids) ||
+		bloom_autojoin_needs_its_query(clause))
+		return "(one that needs its query's values)";
+	return deparse_expression(clause,
+							  deparse_context_for(orte->eref->aliasname, orte->relid),
+							  false, false);
+}
+
+/*
  * SELECT bloom_agg(key) FROM <the other side> WHERE <its restrictions>,
  * planned as a subquery of root.  NULL if its plan would need a value of
  * root (it never should: such restrictions are left out).
@@ -384,9 +402,7 @@ bloom_autojoin_plan_filter_query(PlannerInfo *root, const BloomObjects *bo,
 			quals = lappend(quals, clause);
 		else if (message_level_is_interesting(DEBUG1))
 			elog(DEBUG1, "bloomfilter.join_pushdown: restriction %s of relation %s left out of the filter's subquery (which then holds more keys): %s",
-				 deparse_expression(clause,
-									deparse_context_for(orte->eref->aliasname, orte->relid),
-									false, false),
+				 restriction_text(clause, rinfo, c->orel, orte),
 				 get_rel_name(orte->relid), why);
 	}
 

@@ -219,6 +219,14 @@ check('leakproof restrictions are copied, the others not',
 		'DEBUG1 names the restriction left out, and why') or diag($err);
 	like($err, qr/k of relation gone: 300 keys/,
 		'DEBUG1: the keys are estimated over the rows the subquery keeps (all 300)') or diag($err);
+	# a restriction on another plan's value is named, not deparsed
+	($out, $err) = ('', '');
+	my $rc = $coord->psql('postgres',
+		"$cheap SET client_min_messages = debug1; SELECT count(*) FROM o JOIN gone e ON e.k = o.k WHERE o.id = ANY (ARRAY(SELECT id FROM okids))",
+		stdout => \$out, stderr => \$err);
+	is($rc, 0, 'DEBUG1 of a restriction on an InitPlan: no error') or diag($err);
+	like($err, qr/restriction \(one that needs its query's values\) of relation o left out of the filter's subquery/,
+		'DEBUG1 of a restriction on an InitPlan: said') or diag($err);
 }
 
 # an equality of two columns of o from an equivalence class is copied
