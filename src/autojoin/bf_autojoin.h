@@ -1,6 +1,6 @@
 /*
  * autojoin/bf_autojoin.h
- *		Declarations shared by the four files of automatic Bloom-joins
+ *		Declarations shared by the files of automatic Bloom-joins
  *		(bloomfilter.join_pushdown):
  *
  *		autojoin/bf_autojoin_hook.c		the join_search_hook (once per query level), the
@@ -11,14 +11,16 @@
  *							worth there, the filter's subquery and InitPlan,
  *							the probe clause, and the foreign relation's (and
  *							partitioned parent's) size and paths redone;
- *							what a filter's subquery may hold;
+ *		autojoin/bf_autojoin_quals.c	what a filter's subquery may hold: the other
+ *							side's restrictions that cannot raise an ERROR;
  *		autojoin/bf_autojoin_size.c	the remote size of a foreign table never analyzed;
  *		autojoin/bf_autojoin_guard.c	whether a lookup may use a connection now (no
  *							query with asynchronous foreign scans running).
  *
  * Calls go one way: autojoin/bf_autojoin_hook.c -> autojoin/bf_autojoin_plan.c -> autojoin/bf_autojoin_size.c
  * -> autojoin/bf_autojoin_guard.c (autojoin/bf_autojoin_hook.c also installs the guard's executor
- * hooks).
+ * hooks); the hook and the plan both call autojoin/bf_autojoin_quals.c, which calls
+ * nothing of the others.
  */
 #ifndef BF_JOIN_PUSHDOWN_H
 #define BF_JOIN_PUSHDOWN_H
@@ -131,9 +133,6 @@ extern Oid	bloom_autojoin_scan_user(PlannerInfo *root, RelOptInfo *rel);
 
 /* Is a filter's subquery being planned (the hook leaves it alone)? */
 extern bool bloom_autojoin_planning_filter(void);
-extern bool bloom_autojoin_needs_its_query(Node *node);
-extern bool bloom_autojoin_restriction_copyable(RestrictInfo *rinfo,
-												RelOptInfo *orel);
 extern bool bloom_autojoin_size_unanalyzed(PlannerInfo *root, RelOptInfo *rel,
 										   const BloomObjects *bo);
 
@@ -148,6 +147,24 @@ extern PlannerInfo *bloom_autojoin_plan_filter_query(PlannerInfo *root,
 													 char **keyname);
 extern void bloom_autojoin_apply_filter(PlannerInfo *root, const BloomObjects *bo,
 										BloomFilterPlan *fp, List *done);
+
+/*
+ * ---- autojoin/bf_autojoin_quals.c ----
+ * (what of the other side may go into the filter's subquery, which its
+ * InitPlan evaluates over every row: nothing that could raise an ERROR)
+ */
+
+/* Does node need its own query (a subplan, a placeholder, a PARAM_EXEC)? */
+extern bool bloom_autojoin_needs_its_query(Node *node);
+
+/* Could evaluating node raise an ERROR (not only leakproof parts)? */
+extern bool bloom_autojoin_may_raise(Node *node);
+
+/* Why a restriction of orel stays out of the subquery, or NULL. */
+extern const char *bloom_autojoin_restriction_refused(RestrictInfo *rinfo,
+													   RelOptInfo *orel);
+extern bool bloom_autojoin_restriction_copyable(RestrictInfo *rinfo,
+												RelOptInfo *orel);
 
 /* ---- autojoin/bf_autojoin_size.c and autojoin/bf_autojoin_remote.c ---- */
 

@@ -41,8 +41,10 @@
  * placeholders, subplans or executor parameters, over one plain table (no
  * TABLESAMPLE, no security quals, no lateral references): the filter is
  * built from a scan of that table with its own restrictions, minus any
- * that is volatile or needs another query's values (dropping a restriction
- * only makes the filter hold more keys, which is always safe).  A strict
+ * that is volatile, needs another query's values or could raise an ERROR
+ * (autojoin/bf_autojoin_quals.c: the InitPlan reads rows the plain plan may
+ * never reach; dropping a restriction only makes the filter hold more keys,
+ * which is always safe).  A strict
  * key is NULL on a null-extended row, and NULL matches nothing.  An empty
  * other side makes bloom_agg return NULL, and `k <@ NULL` keeps no remote
  * row: right, since nothing can match it.
@@ -288,6 +290,10 @@ column_of(Expr *expr, Index relid)
  * Can a filter of rel's rows be built in a subquery of its own: a plain
  * table (or a table partitioned or inherited), scanned with no TABLESAMPLE,
  * no security quals and no lateral reference?
+ *
+ * Security quals could be neither left out (the filter would carry to the
+ * remote keys of rows the user may not see) nor kept (the InitPlan would
+ * evaluate a policy on rows the plain plan never reaches: an ERROR there).
  */
 static bool
 other_side_ok(PlannerInfo *root, RelOptInfo *frel, RelOptInfo *orel)
@@ -321,7 +327,10 @@ other_side_ok(PlannerInfo *root, RelOptInfo *frel, RelOptInfo *orel)
  * an ERROR (`s::int` over a string that is no number) would make the query
  * fail where the plain join does not.  So the key must be a column, or be
  * built over columns only from functions and casts that PostgreSQL promises
- * raise no error that depends on their input: the leakproof ones.
+ * raise no error that depends on their input: the leakproof ones, every one
+ * of them, also those over constants alone (a stable function's is computed
+ * per row), by the rule the subquery's restrictions follow
+ * (autojoin/bf_autojoin_quals.c).
  */
 static const char *
 other_key_refused(Expr *oexpr, Index orelid)
@@ -338,7 +347,7 @@ other_key_refused(Expr *oexpr, Index orelid)
 		return "the other side's key is not strict";
 	if (bloom_autojoin_needs_its_query((Node *) oexpr))
 		return "the other side's key needs its query's values";
-	if (contain_leaked_vars((Node *) oexpr))
+	if (bloom_autojoin_may_raise((Node *) oexpr))
 		return "the other side's key calls a function or cast that is not leakproof, which could raise an error on rows the plain join never keys";
 	return NULL;
 }
@@ -368,10 +377,10 @@ foreign_key_ok(const Var *fvar)
 }
 
 /*
- * Does the filter's subquery keep every restriction of the other side?
- * The ones it leaves out (volatile, or needing another query's values) let
- * rows through that the join never keys: a key that is a computation may
- * raise an ERROR on them (a cast of a string), so it needs them all.
+ * Does the filter's subquery keep every restriction of the other side?  The
+ * ones it leaves out let rows through that the join never keys: a column
+ * reads them harmlessly, and a computed key (leakproof too) needs them all,
+ * so that no restriction guarding its computation is dropped under it.
  */
 static bool
 restrictions_kept(RelOptInfo *orel, Expr *oexpr)

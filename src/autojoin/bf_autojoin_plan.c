@@ -58,58 +58,6 @@ bloom_autojoin_planning_filter(void)
 	return filter_query_depth > 0;
 }
 
-/* ---- what the filter's subquery may hold ---- */
-
-/*
- * Does an expression hold anything that cannot be evaluated in a
- * subquery of its own, once: a placeholder (computed at a join), a
- * subplan, an executor parameter (another query level's or a plan's
- * value), an aggregate, window function or set-returning function?
- */
-static bool
-needs_its_query_walker(Node *node, void *context)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, PlaceHolderVar) || IsA(node, SubPlan) ||
-		IsA(node, AlternativeSubPlan) || IsA(node, SubLink) ||
-		IsA(node, Aggref) || IsA(node, WindowFunc) ||
-		IsA(node, GroupingFunc) || IsA(node, CurrentOfExpr))
-		return true;
-	if (IsA(node, Param) && ((Param *) node)->paramkind != PARAM_EXTERN)
-		return true;
-	if (IsA(node, Var) && ((Var *) node)->varlevelsup != 0)
-		return true;
-	if (IsA(node, FuncExpr) && ((FuncExpr *) node)->funcretset)
-		return true;
-	if (IsA(node, OpExpr) && ((OpExpr *) node)->opretset)
-		return true;
-	return expression_tree_walker(node, needs_its_query_walker, context);
-}
-
-bool
-bloom_autojoin_needs_its_query(Node *node)
-{
-	return needs_its_query_walker(node, NULL);
-}
-
-/*
- * Can a restriction of orel go into the filter's subquery?  Not one that
- * is volatile (read twice, it would keep other rows), needs another
- * query's values or other relations, or guards security; leaving one out
- * only adds keys to the filter.
- */
-bool
-bloom_autojoin_restriction_copyable(RestrictInfo *rinfo, RelOptInfo *orel)
-{
-	Node	   *clause = (Node *) rinfo->clause;
-
-	return rinfo->security_level == 0 && !contain_volatile_functions(clause) &&
-		!bloom_autojoin_needs_its_query(clause) &&
-		bms_is_subset(rinfo->clause_relids, orel->relids);
-}
-
-
 /* ---- eligibility of servers and relations ---- */
 
 /*
@@ -298,11 +246,39 @@ filter_text_bytes(double keys)
 }
 
 /*
+ * The rows of orel the filter's subquery keys: orel's own, unless some of
+ * its restrictions stay out of the subquery (autojoin/bf_autojoin_quals.c),
+ * when it keys the rows the others keep, which are more.
+ */
+static double
+filter_input_rows(PlannerInfo *root, RelOptInfo *orel)
+{
+	List	   *kept = NIL;
+	ListCell   *lc;
+
+	foreach(lc, orel->baserestrictinfo)
+	{
+		RestrictInfo *rinfo = (RestrictInfo *) lfirst(lc);
+
+		if (bloom_autojoin_restriction_copyable(rinfo, orel))
+			kept = lappend(kept, rinfo);
+	}
+	if (list_length(kept) == list_length(orel->baserestrictinfo) ||
+		orel->tuples <= 0)
+		return orel->rows;
+	return Max(orel->rows,
+			   clamp_row_est(orel->tuples *
+							 clauselist_selectivity(root, kept, 0, JOIN_INNER, NULL)));
+}
+
+/*
  * Rate one candidate: c->keys, c->sel and c->net.  Returns false when a
  * threshold rules it out.
  *
  * With N the rows the foreign scans return today, K the estimated
- * distinct keys of the other side and D the distinct keys of the foreign
+ * distinct keys of the other side (of the rows the filter's subquery
+ * keeps: more than the join's when a restriction stays out of it) and D
+ * the distinct keys of the foreign
  * column, a fraction sel = min(1, K/D) (1 - fpr) + fpr of the rows passes
  * (fpr is bloomfilter.default_fpr, the rate bloom_agg sizes for).  The
  * filter must
@@ -323,7 +299,8 @@ bloom_autojoin_rate_candidate(PlannerInfo *root, RelOptInfo *frel,
 							  const RemoteShare *rs, BloomCandidate *c)
 {
 	double		saving,
-				cost;
+				cost,
+				rows;
 
 	const char *colname = get_rte_attribute_name(rel_rte(root, frel), c->fvar->varattno);
 	const char *relname = get_rel_name(rel_rte(root, frel)->relid);
@@ -336,8 +313,15 @@ bloom_autojoin_rate_candidate(PlannerInfo *root, RelOptInfo *frel,
 			 colname, relname, rs->rows, bloomfilter_join_pushdown_min_rows);
 		return false;
 	}
+	/*
+	 * estimate_num_groups scales a column's distinct values by the rows of
+	 * its relation: lend it the rows the subquery keeps
+	 */
+	rows = c->orel->rows;
+	c->orel->rows = filter_input_rows(root, c->orel);
 	c->keys = estimate_num_groups(root, list_make1(c->oexpr), c->orel->rows,
 								  NULL, NULL);
+	c->orel->rows = rows;
 	c->keys = Max(c->keys, 1.0);
 	if (c->keys > (double) bloomfilter_agg_max_capacity)
 	{
@@ -368,6 +352,24 @@ bloom_autojoin_rate_candidate(PlannerInfo *root, RelOptInfo *frel,
 /* ---- the filter's subquery ---- */
 
 /*
+ * A restriction of orel as SQL, for DEBUG1 (clause is its copy over the
+ * subquery's one relation).  Deparsed only when it holds nothing but that
+ * relation's columns and plain expressions: ruleutils raises an ERROR on a
+ * Var it has no relation for, and a message must never raise one.
+ */
+static const char *
+restriction_text(Node *clause, RestrictInfo *rinfo, RelOptInfo *orel,
+				 RangeTblEntry *orte)
+{
+	if (!bms_is_subset(rinfo->clause_relids, orel->relids) ||
+		bloom_autojoin_needs_its_query(clause))
+		return "(one that needs its query's values)";
+	return deparse_expression(clause,
+							  deparse_context_for(orte->eref->aliasname, orte->relid),
+							  false, false);
+}
+
+/*
  * SELECT bloom_agg(key) FROM <the other side> WHERE <its restrictions>,
  * planned as a subquery of root.  NULL if its plan would need a value of
  * root (it never should: such restrictions are left out).
@@ -391,13 +393,17 @@ bloom_autojoin_plan_filter_query(PlannerInfo *root, const BloomObjects *bo,
 	foreach(lc, c->orel->baserestrictinfo)
 	{
 		RestrictInfo *rinfo = (RestrictInfo *) lfirst(lc);
+		const char *why = bloom_autojoin_restriction_refused(rinfo, c->orel);
 		Node	   *clause;
 
-		if (!bloom_autojoin_restriction_copyable(rinfo, c->orel))
-			continue;
 		clause = copyObject((Node *) rinfo->clause);
 		ChangeVarNodes(clause, orelid, 1, 0);
-		quals = lappend(quals, clause);
+		if (why == NULL)
+			quals = lappend(quals, clause);
+		else if (message_level_is_interesting(DEBUG1))
+			elog(DEBUG1, "bloomfilter.join_pushdown: restriction %s of relation %s left out of the filter's subquery (which then holds more keys): %s",
+				 restriction_text(clause, rinfo, c->orel, orte),
+				 get_rel_name(orte->relid), why);
 	}
 
 	agg = makeNode(Aggref);
