@@ -461,7 +461,7 @@ bfagg_auto_sizing(double fpr, int *hashes, uint64 *max_nblocks, uint32 *buf_max)
 }
 
 /*
- * ERROR unless a self-sizing state of target t (read from bytes: another
+ * ERROR unless the target of a self-sizing state (read from bytes: another
  * node's, or crafted) stays within what this session's own bloom_agg(x,
  * fpr) may use at its rate: a filter phase of at most the blocks
  * bloomfilter.agg_max_capacity gives, a buffer of at most half of that.
@@ -471,14 +471,19 @@ bfagg_auto_sizing(double fpr, int *hashes, uint64 *max_nblocks, uint32 *buf_max)
 void
 bfagg_check_target_limit(double fpr, uint64 max_nblocks, uint32 buf_max)
 {
+	static double reachable_fpr = -1;	/* the last rate found reachable */
 	int			hashes;
 	uint64		limit;
 	uint32		buf_limit;
 
-	if (!bf_auto_reachable(fpr))
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("invalid bloomfilter_aggstate: no blocked bloomfilter reaches its false-positive rate of %g", fpr)));
+	if (fpr != reachable_fpr)
+	{
+		if (!bf_auto_reachable(fpr))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("invalid bloomfilter_aggstate: no blocked bloomfilter reaches its false-positive rate of %g", fpr)));
+		reachable_fpr = fpr;
+	}
 	bfagg_auto_sizing(fpr, &hashes, &limit, &buf_limit);
 	if (max_nblocks > limit || buf_max > buf_limit)
 		ereport(ERROR,
