@@ -271,6 +271,74 @@ SELECT bloomfilter_agg_final(st)::text = (SELECT bloom_agg(k, 200000, 0.01) FROM
        (SELECT sbloom_agg(k) FROM ev WHERE shard = 1)::text AS final_direct_sbloom
 FROM parts p WHERE agg = 'bloom_agg(x, n, p)' AND shard = 1;
 
+-- self-sizing states of two key families: refused as explicitly sized ones
+-- are (the union would label the keys of both with one family), whatever
+-- phase each is in; a state with no key combines with any
+CREATE TYPE e1 AS ENUM ('a', 'b');
+CREATE TYPE e2 AS ENUM ('a', 'b');
+CREATE TABLE fam (name text, st bloomfilter_aggstate);
+INSERT INTO fam SELECT 'int S', p_auto(g) FROM generate_series(1, 100) g;
+INSERT INTO fam SELECT 'text S', p_auto(g::text) FROM generate_series(1, 100) g;
+INSERT INTO fam SELECT 'text B', p_auto(g::text) FROM generate_series(1, 70000) g;
+INSERT INTO fam SELECT 'e1 S', p_auto('a'::e1);
+INSERT INTO fam SELECT 'e2 S', p_auto('b'::e2);
+INSERT INTO fam SELECT 'none S', p_auto(NULL::int8) FROM generate_series(1, 3);
+SET bloomfilter.agg_max_capacity = 65536;
+INSERT INTO fam SELECT 'int A', p_auto(g) FROM generate_series(1, 60000) g;
+INSERT INTO fam SELECT 'text A', p_auto(g::text) FROM generate_series(1, 60000) g;
+INSERT INTO fam SELECT 'text S small', p_auto(g::text) FROM generate_series(1, 10) g;
+RESET bloomfilter.agg_max_capacity;
+SELECT name, chr(get_byte(decode(st::text, 'base64'), 8)) AS tag FROM fam ORDER BY name;
+SELECT a.name AS first, b.name AS second,
+       try(format($$SELECT c_bloom(st ORDER BY name = %L DESC) FROM fam WHERE name IN (%L, %L)$$,
+                  a.name, a.name, b.name)) AS combined
+FROM (VALUES ('int S', 'text S'), ('text S', 'int S'), ('int S', 'text B'), ('text B', 'int S'),
+             ('e1 S', 'e2 S'), ('none S', 'int S'), ('int S', 'none S'), ('none S', 'text B')) v(x, y)
+JOIN fam a ON a.name = v.x JOIN fam b ON b.name = v.y
+ORDER BY 1, 2;
+SET bloomfilter.agg_max_capacity = 65536;
+SELECT a.name AS first, b.name AS second,
+       try(format($$SELECT c_bloom(st ORDER BY name = %L DESC) FROM fam WHERE name IN (%L, %L)$$,
+                  a.name, a.name, b.name)) AS combined
+FROM (VALUES ('int A', 'text S small'), ('text S small', 'int A'), ('int A', 'text A')) v(x, y)
+JOIN fam a ON a.name = v.x JOIN fam b ON b.name = v.y
+ORDER BY 1, 2;
+RESET bloomfilter.agg_max_capacity;
+-- a state given as INITCOND holds keys of its family only
+\set ECHO none
+SELECT format('CREATE AGGREGATE init_sized_int(anyelement, bigint, float8) (SFUNC = bloomfilter_agg_trans,
+	STYPE = bloomfilter_aggstate, FINALFUNC = bloomfilter_agg_final, INITCOND = %L)', st::text)
+FROM parts WHERE agg = 'bloom_agg(x, n, p)' AND shard = 0 \gexec
+\set ECHO all
+SELECT try($$SELECT init_auto('x'::text)$$) AS auto_other_family,
+       try($$SELECT init_sized_int('x'::text, 200000, 0.01)$$) AS sized_other_family,
+       try($$SELECT init_sized_int(g, 200000, 0.01) FROM generate_series(1, 3) g$$) AS sized_same_family;
+
+-- a state's size is capped by this session's bloomfilter.agg_max_capacity
+-- before anything is allocated: a crafted S state of 4 kB (a sketch
+-- claiming many keys, a target of 2^23 blocks) would have the final
+-- function make a 512 MiB filter
+SELECT bloomfilter_agg_final(encode(decode(
+  '4246415301006200' || '53' || '7b14ae47e17a843f' || '07' || '0000800000000000' || '00040000' ||
+  '0000' || '00000000' || '0000000000000000' || '01' || repeat('28', 4096) || '00000000', 'hex'), 'base64')::bloomfilter_aggstate) IS NULL AS huge_target;
+-- a buffer larger than the target allows, and a rate no blocked filter reaches
+SELECT try(format('SELECT bloomfilter_agg_final(%L::bloomfilter_aggstate)',
+                  encode(overlay(b placing '\xffffffff'::bytea from 9 + 1 + 17), 'base64'))) AS huge_buffer,
+       try(format('SELECT bloomfilter_agg_final(%L::bloomfilter_aggstate)',
+                  encode(overlay(b placing '\x0000000000000010'::bytea from 9 + 1), 'base64'))) AS unreachable_rate
+FROM sample WHERE agg = 'bloom_agg(x)' AND shard = 0;
+-- states made under a larger setting: refused by a session with a smaller
+-- one (S and B states), in the final and the combine functions
+SET bloomfilter.agg_max_capacity = 65536;
+SELECT agg, shard, try(format('SELECT bloomfilter_agg_final(%L::bloomfilter_aggstate)', st::text)) AS final_smaller_setting
+FROM parts WHERE agg = 'bloom_agg(x)' AND shard IN (0, 1) ORDER BY shard;
+SELECT try($$SELECT c_bloom(st) FROM parts WHERE agg = 'bloom_agg(x)'$$) AS combine_smaller_setting;
+RESET bloomfilter.agg_max_capacity;
+SET bloomfilter.agg_max_capacity = 100000;
+SELECT try(format('SELECT bloomfilter_agg_final(%L::bloomfilter_aggstate)', st::text)) AS a_larger_setting_ok
+FROM parts WHERE agg = 'bloom_agg(x), filter phase' AND shard = 1;
+RESET bloomfilter.agg_max_capacity;
+
 -- parallel plans of the new union aggregates: byte-identical to serial
 CREATE TABLE cw AS
 SELECT id % 600 AS grp, cbloom_agg(k, 1000, 0.01) AS c,
@@ -309,10 +377,12 @@ FROM (SELECT c, w FROM cw WHERE grp = 5 UNION ALL SELECT NULL, NULL) s;
 SELECT try($$SELECT bloom_union_agg(w) FROM (SELECT w FROM cw WHERE grp = 1 UNION ALL
             SELECT bloom_window_agg(1, now(), interval '1 day')) s$$) AS window_geometry;
 
-DROP TABLE ev, fl, parts, parts_text, parts_bin, want, sample, cw, cw_parallel;
+DROP TABLE ev, fl, parts, parts_text, parts_bin, want, sample, cw, cw_parallel, fam;
+DROP TYPE e1, e2;
 DROP FUNCTION coordinated(regclass, bool);
 DROP FUNCTION try(text);
 DROP AGGREGATE init_auto(anyelement), init_sized(anyelement, bigint, float8),
+	init_sized_int(anyelement, bigint, float8),
 	init_counting(anyelement, bigint, float8);
 DROP AGGREGATE p_auto(anyelement), p_fpr(anyelement, float8), p_sized(anyelement, bigint, float8),
 	p_union(bloomfilter), p_inter(bloomfilter), p_cbloom(anyelement, bigint, float8),

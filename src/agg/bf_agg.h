@@ -100,6 +100,10 @@ extern void bfagg_buf_insert_into(const BloomAggState *st, bf_view *v,
 								  const uint32 *kcount);
 extern void bfagg_buf_make_room(BloomAggState *st, uint32 n);
 extern uint64 bfagg_auto_max_nblocks(double fpr, int hashes);
+extern void bfagg_auto_sizing(double fpr, int *hashes, uint64 *max_nblocks,
+							  uint32 *buf_max);
+extern void bfagg_check_target_limit(double fpr, uint64 max_nblocks,
+									 uint32 buf_max);
 
 /*
  * An explicitly sized state (bloom_agg(x, capacity, fpr)) starts as a

@@ -226,6 +226,9 @@ bfagg_decode(const uint8 *data, size_t len, bool own)
 	}
 	if (s.tag != BFA_TAG_FILTER)
 	{
+		/* nothing of the state is allocated before its size is checked */
+		bfagg_check_target_limit(s.target.fpr, s.target.max_nblocks,
+								 s.target.buf_max);
 		st->auto_sized = true;
 		st->fpr = s.target.fpr;
 		st->hashes = s.target.hashes;

@@ -101,33 +101,7 @@ agg_cache_init(FunctionCallInfo fcinfo, BfasState *e, bool auto_sized, double fp
 	if (auto_sized)
 	{
 		/* read the GUCs once per query: every group sizes alike */
-		/*
-		 * The sizing model is costly: the last result is kept for the
-		 * process, keyed by everything it depends on (pure functions of
-		 * these).
-		 */
-		static double memo_fpr = -1;
-		static int	memo_max_capacity = -1;
-		static int	memo_hashes;
-		static uint64 memo_max_nblocks;
-
-		if (fpr != memo_fpr || bloomfilter_agg_max_capacity != memo_max_capacity)
-		{
-			memo_hashes = bf_auto_hashes(fpr);
-			memo_max_nblocks = bfagg_auto_max_nblocks(fpr, memo_hashes);
-			memo_fpr = fpr;
-			memo_max_capacity = bloomfilter_agg_max_capacity;
-		}
-		c->hashes = memo_hashes;
-		c->max_nblocks = memo_max_nblocks;
-
-		/*
-		 * The buffer may use half the memory of the filter it stands in
-		 * for (and as much again while it sorts).
-		 */
-		c->buf_max = (uint32) Min(c->max_nblocks * BF_BLOCK_BYTES / 2 / sizeof(uint64),
-								  (uint64) PG_INT32_MAX / sizeof(uint64));
-		c->buf_max = Max(c->buf_max, 1024);
+		bfagg_auto_sizing(fpr, &c->hashes, &c->max_nblocks, &c->buf_max);
 	}
 	if (in_state)
 		bfas_keep_call_cache(e, fcinfo, c);
@@ -224,7 +198,8 @@ bloomfilter_agg_trans(PG_FUNCTION_ARGS)
 
 		c = agg_cache(fcinfo, e, false, BLOOM_AGG_FPR);
 		kt = agg_key(fcinfo, c);
-		if (st->view.family == BF_FAMILY_NONE)
+		/* the first key's family; a state given as INITCOND may differ */
+		if (unlikely(st->view.family != kt->family || st->view.type_tag != kt->type_tag))
 			bloom_adopt_family(&st->view, kt);
 		h = bloom_hash_fast(kt, PG_GETARG_DATUM(1), 0);
 		if (st->filter == NULL)
@@ -244,6 +219,23 @@ bloomfilter_agg_trans(PG_FUNCTION_ARGS)
 		/* bf_insert_batch counts the adds as it inserts */
 	}
 	BFAS_RETURN(e);
+}
+
+/*
+ * A buffering self-sizing state takes the family of its first key, and
+ * refuses keys of another (only a state given as INITCOND can have one).
+ */
+static pg_noinline void
+auto_adopt_family(BloomAggState *st, const BloomKeyType *kt)
+{
+	bf_view		v;
+
+	memset(&v, 0, sizeof(v));
+	v.family = st->family;
+	v.type_tag = st->type_tag;
+	bloom_adopt_family(&v, kt);
+	st->family = v.family;
+	st->type_tag = v.type_tag;
 }
 
 /*
@@ -285,11 +277,9 @@ auto_agg_trans(FunctionCallInfo fcinfo, BfasState *e, BloomAggCache *c)
 	h = bloom_hash_fast(kt, PG_GETARG_DATUM(1), 0);
 	if (st->filter == NULL)
 	{
-		if (st->family == BF_FAMILY_NONE)
-		{
-			st->family = kt->family;
-			st->type_tag = kt->type_tag;
-		}
+		/* the first key's family; a state given as INITCOND may differ */
+		if (unlikely(st->family != kt->family || st->type_tag != kt->type_tag))
+			auto_adopt_family(st, kt);
 		st->added = bloom_add_saturating(st->added, 1);
 		/*
 		 * No sketch is kept while buffering: it is built from the buffer
@@ -305,6 +295,8 @@ auto_agg_trans(FunctionCallInfo fcinfo, BfasState *e, BloomAggCache *c)
 		/* the buffer just gave way to the filter, which counted the row */
 		st->view.added--;
 	}
+	else if (unlikely(st->view.family != kt->family || st->view.type_tag != kt->type_tag))
+		bloom_adopt_family(&st->view, kt);
 	bf_hll_add(st->hll, h);
 	st->pending[st->npending++] = h;
 	if (st->npending == BF_AGG_PENDING)

@@ -419,6 +419,84 @@ bfagg_auto_max_nblocks(double fpr, int hashes)
 }
 
 /*
+ * The most hashes a self-sizing state whose filter phase has max_nblocks
+ * blocks buffers: half the memory of that filter (and as much again while
+ * it sorts).
+ */
+static uint32
+auto_buf_max(uint64 max_nblocks)
+{
+	uint32		buf_max;
+
+	buf_max = (uint32) Min(max_nblocks * BF_BLOCK_BYTES / 2 / sizeof(uint64),
+						   (uint64) PG_INT32_MAX / sizeof(uint64));
+	return Max(buf_max, 1024);
+}
+
+/*
+ * What a self-sizing aggregate at rate fpr aims at in this session: its
+ * hashes, the blocks of its filter phase (bloomfilter.agg_max_capacity keys
+ * at fpr) and the most hashes it buffers.  The sizing model is costly: the
+ * last result is kept for the process, keyed by everything it depends on
+ * (pure functions of these).
+ */
+void
+bfagg_auto_sizing(double fpr, int *hashes, uint64 *max_nblocks, uint32 *buf_max)
+{
+	static double memo_fpr = -1;
+	static int	memo_max_capacity = -1;
+	static int	memo_hashes;
+	static uint64 memo_max_nblocks;
+
+	if (fpr != memo_fpr || bloomfilter_agg_max_capacity != memo_max_capacity)
+	{
+		memo_hashes = bf_auto_hashes(fpr);
+		memo_max_nblocks = bfagg_auto_max_nblocks(fpr, memo_hashes);
+		memo_fpr = fpr;
+		memo_max_capacity = bloomfilter_agg_max_capacity;
+	}
+	*hashes = memo_hashes;
+	*max_nblocks = memo_max_nblocks;
+	*buf_max = auto_buf_max(memo_max_nblocks);
+}
+
+/*
+ * ERROR unless the target of a self-sizing state (read from bytes: another
+ * node's, or crafted) stays within what this session's own bloom_agg(x,
+ * fpr) may use at its rate: a filter phase of at most the blocks
+ * bloomfilter.agg_max_capacity gives, a buffer of at most half of that.
+ * Checked before anything of the state is allocated: the target's fields
+ * alone could otherwise make a few kilobytes ask for the largest filter.
+ */
+void
+bfagg_check_target_limit(double fpr, uint64 max_nblocks, uint32 buf_max)
+{
+	static double reachable_fpr = -1;	/* the last rate found reachable */
+	int			hashes;
+	uint64		limit;
+	uint32		buf_limit;
+
+	if (fpr != reachable_fpr)
+	{
+		if (!bf_auto_reachable(fpr))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("invalid bloomfilter_aggstate: no blocked bloomfilter reaches its false-positive rate of %g", fpr)));
+		reachable_fpr = fpr;
+	}
+	bfagg_auto_sizing(fpr, &hashes, &limit, &buf_limit);
+	if (max_nblocks > limit || buf_max > buf_limit)
+		ereport(ERROR,
+				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+				 errmsg("bloomfilter_aggstate of a self-sizing bloom_agg is larger than bloomfilter.agg_max_capacity (%d) allows",
+						bloomfilter_agg_max_capacity),
+				 errdetail("The state may make a filter of " UINT64_FORMAT " bits and buffer %u hashes; at its false-positive rate of %g this session allows " UINT64_FORMAT " bits and %u hashes.",
+						   max_nblocks * BF_BLOCK_BITS, buf_max, fpr,
+						   limit * BF_BLOCK_BITS, buf_limit),
+				 errhint("Set bloomfilter.agg_max_capacity alike on every server whose states are combined.")));
+}
+
+/*
  * The worst rate of the filters that went into state st: its filter's rate
  * until filters are united into it, then the worst rate among those (the
  * union's own rate is what the union did, not what the inputs had, and
@@ -565,11 +643,52 @@ sketch_merge(BloomAggState *s1, const BloomAggState *s2)
 		bf_hll_add_many(s1->hll, s2->keys, s2->nkeys);
 }
 
+/*
+ * A self-sizing state as a view for messages: its filter's, or, while it
+ * buffers, that of the filter its filter phase would make.
+ */
+static void
+auto_view(const BloomAggState *st, bf_view *v)
+{
+	if (st->filter != NULL)
+	{
+		*v = st->view;
+		return;
+	}
+	memset(v, 0, sizeof(*v));
+	v->layout = BF_LAYOUT_BLOCKED;
+	v->hashes = st->hashes;
+	v->nbits = st->max_nblocks * BF_BLOCK_BITS;
+	v->family = st->family;
+	v->type_tag = st->type_tag;
+	v->added = st->added;
+}
+
+/*
+ * ERROR unless self-sizing states s1 and s2 hold keys of one family (or
+ * one holds none), as for every union: merged, the filter would carry one
+ * label over the keys of both, and a key of the other family would be
+ * refused, or hashed as another type, when probed.
+ */
+static void
+check_same_family(const BloomAggState *s1, const BloomAggState *s2)
+{
+	bf_view		a,
+				b;
+
+	auto_view(s1, &a);
+	auto_view(s2, &b);
+	if (a.family != BF_FAMILY_NONE && b.family != BF_FAMILY_NONE &&
+		(a.family != b.family || a.type_tag != b.type_tag))
+		bloom_report_incompatible(BF_COMPAT_FAMILY, "union", &a, &b);
+}
+
 /* Merges self-sizing state s2 into s1. */
 void
 bfagg_auto_combine(MemoryContext aggctx, BloomAggState *s1, BloomAggState *s2)
 {
 	check_same_target(s1, s2);
+	check_same_family(s1, s2);
 	if (s1->family == BF_FAMILY_NONE)
 	{
 		s1->family = s2->family;

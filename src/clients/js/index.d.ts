@@ -25,11 +25,24 @@ export declare class BloomKey {
   static uuid(u: string | Uint8Array): BloomKey;
   /** float8 (double precision). */
   static float8(x: number): BloomKey;
-  /** float4 (real): rounded to single precision first, as the server stores it. */
-  static float4(x: number): BloomKey;
-  /** date: 'YYYY-MM-DD' [' BC'], 'infinity', '-infinity', or a Date's local calendar day. */
+  /**
+   * float4 (real): its decimal text, rounded as the server's float4in rounds
+   * it (exactly, ties to even; 'NaN', 'Infinity'; out of range refused), or a
+   * number that is a float4 value itself (Math.fround(x) === x): any other
+   * number is a RangeError (pass the text the server was given: String(x) for
+   * a number node-postgres sent).
+   */
+  static float4(x: string | number): BloomKey;
+  /**
+   * date: 'YYYY-MM-DD' [' BC'], 'infinity', '-infinity' (the server's text), or
+   * a Date's local calendar day (refused for a day the time zone skips).
+   */
   static date(d: string | Date): BloomKey;
-  /** timestamp: 'YYYY-MM-DD HH:MM:SS[.ffffff]', '[-]infinity', or a Date's local wall-clock time. */
+  /**
+   * timestamp: the server's text, 'YYYY-MM-DD HH:MM:SS[.ffffff]' [' BC'],
+   * '[-]infinity', or a Date's local wall-clock time (refused within a DST
+   * gap's length after the gap: node-postgres moves skipped times).
+   */
   static timestamp(t: string | Date): BloomKey;
   /** timestamptz: a Date, or a string with its offset ('...+02', '...Z'), '[-]infinity'. */
   static timestamptz(t: string | Date): BloomKey;
@@ -120,7 +133,7 @@ export declare class BloomFilter {
   static bytea(b: Uint8Array): BloomKey;
   static bool(b: boolean): BloomKey;
   static uuid(u: string | Uint8Array): BloomKey;
-  static float4(x: number): BloomKey;
+  static float4(x: string | number): BloomKey;
   static float8(x: number): BloomKey;
   static date(d: string | Date): BloomKey;
   static timestamp(t: string | Date): BloomKey;

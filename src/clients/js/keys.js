@@ -119,23 +119,43 @@ export class BloomKey {
   }
 
   /**
-   * float4 (real): the number rounded to single precision first, as the
-   * server stores it (node-postgres gives a float4 column's 1.1 as the
-   * double 1.1, which is not the float4 value 1.10000002384185791015625).
+   * float4 (real): the value the server makes of the decimal text it is
+   * given (float4in: strtof, the exact decimal rounded to the nearest
+   * float4, ties to even), so a string: '1.1', '-3.4028235e38', '1e-45',
+   * 'NaN', 'Infinity', as written in SQL, sent as a parameter, or read
+   * back as text (setKeyTypeParsers).  What the server refuses is refused:
+   * a value that rounds to infinity, or a nonzero one that rounds to zero.
+   * A number is taken only when it is a float4 value itself
+   * (Math.fround(x) === x): otherwise which float4 the server holds
+   * depends on the decimal text it was given, which a JavaScript number
+   * does not keep (node-postgres sends String(x), and rounding the number
+   * instead rounds twice: a value halfway between two float4s then lands
+   * on the other one).
    */
   static float4(x) {
-    return new BloomKey(Family.FLOAT, floatBytes(Math.fround(checkNumber(x, 'float4'))));
+    if (typeof x === 'string') return new BloomKey(Family.FLOAT, floatBytes(parseFloat4(x)));
+    checkNumber(x, 'float4');
+    if (!Number.isNaN(x) && Math.fround(x) !== x) {
+      throw new RangeError(`BloomKey.float4(${x}): the number is not a float4 value, and the float4 the server ` +
+        'holds for it depends on the decimal text it was given: pass that text, ' +
+        `BloomKey.float4('${String(x)}') for a number node-postgres sent as a parameter (it sends String(x)), ` +
+        'or read float4 columns as text (setKeyTypeParsers in bloomfilter/pg)');
+    }
+    return new BloomKey(Family.FLOAT, floatBytes(x));
   }
 
   /**
-   * date: 'YYYY-MM-DD' (' BC' may follow), 'infinity', '-infinity', or a
-   * Date read by its local calendar day (node-postgres parses a date column
-   * to local midnight).
+   * date: its text as the server gives it in DateStyle ISO ('YYYY-MM-DD',
+   * ' BC' may follow, 'infinity', '-infinity'), or a Date read by its
+   * local calendar day.  A Date made from a day the process's time zone
+   * skips (node-postgres makes local midnight) is refused: it holds
+   * another day.
    */
   static date(d) {
     let days;
     if (d instanceof Date) {
       checkDate(d);
+      checkNoGap(d, 'date', true);
       days = daysFromCivil(d.getFullYear(), d.getMonth() + 1, d.getDate());
     } else if (typeof d === 'string') {
       days = parseDate(d);
@@ -150,15 +170,21 @@ export class BloomKey {
   }
 
   /**
-   * timestamp (without time zone): 'YYYY-MM-DD HH:MM:SS[.ffffff]' (or with
-   * a 'T'), 'infinity', '-infinity', or a Date read by its local wall-clock
-   * time (node-postgres parses a timestamp column as local time).  A string
-   * with a time zone is refused: which wall-clock time it means is unclear.
+   * timestamp (without time zone): its text as the server gives it in
+   * DateStyle ISO ('YYYY-MM-DD HH:MM:SS[.ffffff]', or with a 'T', ' BC'
+   * may follow; 'infinity', '-infinity'): exact to the microsecond, in any
+   * time zone.  A string with a time zone is refused: which wall-clock
+   * time it means is unclear.  A Date is read by its local wall-clock time
+   * (milliseconds only), and refused where that reading is ambiguous: a
+   * Date node-postgres made from a time the process's time zone skips
+   * (02:30 on a spring-forward night) shows the time after the gap.  Read
+   * timestamp columns as text (setKeyTypeParsers in bloomfilter/pg).
    */
   static timestamp(t) {
     let us;
     if (t instanceof Date) {
       checkDate(t);
+      checkNoGap(t, 'timestamp', false);
       us = BigInt(daysFromCivil(t.getFullYear(), t.getMonth() + 1, t.getDate())) * DAY_US +
         BigInt(((t.getHours() * 60 + t.getMinutes()) * 60 + t.getSeconds()) * 1000 +
           t.getMilliseconds()) * 1000n;
@@ -307,6 +333,100 @@ function floatBytes(x) {
   return b;
 }
 
+// ---- float4 from its decimal text, as the server's float4in reads it ----
+
+// strtof's decimal syntax (C locale): sign, digits with an optional point,
+// an optional exponent.  Hexadecimal floats and "nan(...)", which glibc's
+// strtof also takes, are refused here: refusing more than the server is
+// safe, reading otherwise is not.
+const FLOAT_RE = /^([+-]?)(?:(\d+)\.?(\d*)|\.(\d+))(?:[eE]([+-]?\d+))?$/;
+const C_SPACE = /^[ \t\n\v\f\r]+|[ \t\n\v\f\r]+$/g;
+const F32 = new Float32Array(1);
+const U32 = new Uint32Array(F32.buffer);
+// the most significant digits kept; past them only whether any is nonzero
+// matters (a float4 midpoint has fewer than 120 significant digits)
+const MAX_DIGITS = 200;
+
+/**
+ * The float4 the server's float4in makes of text s (a number, NaN and the
+ * infinities as numbers); throws what it would refuse.
+ */
+export function parseFloat4(s) {
+  if (typeof s !== 'string') throw new TypeError(`a float4 key string is a string, not ${describe(s)}`);
+  const t = s.replace(C_SPACE, '');
+  const special = /^([+-]?)(nan|inf|infinity)$/i.exec(t);
+  if (special) {
+    if (special[2].toLowerCase() === 'nan') return NaN;
+    return special[1] === '-' ? -Infinity : Infinity;
+  }
+  const m = FLOAT_RE.exec(t);
+  if (!m) throw new SyntaxError(`invalid input syntax for type real: "${s}"`);
+  const neg = m[1] === '-';
+  const intPart = m[4] === undefined ? m[2] : '';
+  const fracPart = m[4] === undefined ? m[3] : m[4];
+  let digits = (intPart + fracPart).replace(/^0+/, '');
+  if (digits === '') return neg ? -0 : 0;
+  // exponent of the last digit; an exponent past any float4 only says "out of range"
+  const e10 = m[5] === undefined ? 0 : Math.max(-1e6, Math.min(1e6, Number(m[5])));
+  let exp = e10 - fracPart.length;
+  const trailing = digits.length - digits.replace(/0+$/, '').length;
+  digits = digits.slice(0, digits.length - trailing);
+  exp += trailing;
+  // value = digits * 10^exp, in [10^lead, 10^(lead+1))
+  const lead = digits.length - 1 + exp;
+  if (lead >= 39) throw outOfRange(s); // >= 1e39 > FLT_MAX
+  if (lead < -46) throw outOfRange(s); // < 1e-46 < 2^-150: rounds to zero
+  // the fast path: a correctly rounded double, then to float4, is right
+  // unless the double is exactly halfway between two float4s
+  const d = Number(`${digits}e${exp}`);
+  const f = Math.fround(d);
+  let v;
+  if (f === d || (f !== 0 && Number.isFinite(f) && !halfway(d, f))) v = f;
+  else v = exactFloat4(digits, exp);
+  if (v === 0 || !Number.isFinite(v)) throw outOfRange(s);
+  return neg ? -v : v;
+}
+
+function outOfRange(s) {
+  return new RangeError(`"${s}" is out of range for type real`);
+}
+
+/** Whether double d lies exactly halfway between float4 f and its neighbour past d. */
+function halfway(d, f) {
+  F32[0] = f;
+  U32[0] += (d > f) === (f > 0) ? 1 : -1;
+  return (f + F32[0]) / 2 === d;
+}
+
+/**
+ * The positive decimal digits * 10^exp rounded to the nearest float4, ties
+ * to even (0 if it rounds to zero, Infinity past the largest), exactly.
+ */
+export function exactFloat4(digits, exp) {
+  if (digits.length > MAX_DIGITS) {
+    // a sticky digit stands for the nonzero digits cut off
+    exp += digits.length - MAX_DIGITS;
+    digits = digits.slice(0, MAX_DIGITS - 1) + '1';
+  }
+  let num = BigInt(digits);
+  let den = 1n;
+  if (exp >= 0) num *= 10n ** BigInt(exp);
+  else den = 10n ** BigInt(-exp);
+  // value = q * 2^e with 2^23 <= q < 2^24, or e = -149 (subnormal)
+  let e = Math.max(-149, num.toString(2).length - den.toString(2).length - 24);
+  for (;;) {
+    const [n, dd] = e >= 0 ? [num, den << BigInt(e)] : [num << BigInt(-e), den];
+    if (e > -149 && n < (dd << 23n)) { e--; continue; }
+    if (n >= (dd << 24n)) { e++; continue; }
+    let q = n / dd;
+    const r2 = (n - q * dd) * 2n;
+    if (r2 > dd || (r2 === dd && (q & 1n) === 1n)) q++;
+    if (q === 1n << 24n) { q >>= 1n; e++; }
+    if (e > 104) return Infinity;
+    return Number(q) * 2 ** e;
+  }
+}
+
 const ENCODER = new TextEncoder();
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
@@ -370,6 +490,35 @@ function checkDate(d) {
   if (Number.isNaN(d.getTime())) throw new RangeError('an Invalid Date is not a key');
 }
 
+/** The process's UTC offset at instant ms, in minutes east. */
+function offsetAt(ms) {
+  return -new Date(ms).getTimezoneOffset();
+}
+
+/**
+ * Refuses a Date whose local reading may not be the wall-clock time it was
+ * made from: JavaScript (and so node-postgres) turns a local time that
+ * the process's time zone skips into the time after the gap, so a Date
+ * within a gap's length after a forward transition may stand for either.
+ * For a date, only when the skipped time was another calendar day.
+ */
+function checkNoGap(d, what, dayOnly) {
+  const t = d.getTime();
+  const now = offsetAt(t);
+  // the offset two days before: a forward change since then is a gap
+  const gap = now - offsetAt(t - 2 * 86400000);
+  if (gap <= 0 || offsetAt(t - gap * 60000) === now) return;
+  if (dayOnly) {
+    const wall = Date.UTC(d.getFullYear(), d.getMonth(), d.getDate(), d.getHours(),
+      d.getMinutes(), d.getSeconds(), d.getMilliseconds());
+    if (new Date(wall - gap * 60000).getUTCDate() === d.getDate()) return;
+  }
+  throw new RangeError(`BloomKey.${what}(Date): ${d.toString()} is within ${gap} minutes after the ` +
+    'process\'s time zone skipped ahead, so it may have been made from a skipped local time that the ' +
+    `server holds as it was: pass the server's text instead (BloomKey.${what}('...'), ` +
+    'setKeyTypeParsers in bloomfilter/pg)');
+}
+
 function checkTimestamp(us, orig) {
   if (us === INT64_MIN || us === INT64_MAX) return us;
   if (us < TS_MIN || us >= TS_END) throw new RangeError(`timestamp out of range: ${String(orig)}`);
@@ -401,14 +550,14 @@ function civilDays(s, m, bc) {
   const y = bc ? 1 - written : written;
   const mo = Number(m[2]);
   const d = Number(m[3]);
-  if ((bc && written === 0) || mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) {
+  if (written === 0 || mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) {
     throw new RangeError(`date/time field value out of range: "${s}"`);
   }
   return daysFromCivil(y, mo, d);
 }
 
 function parseDate(s) {
-  const t = s.trim().toLowerCase();
+  const t = s.replace(C_SPACE, '').toLowerCase();
   if (t === 'infinity' || t === '+infinity') return DATE_POS_INF;
   if (t === '-infinity') return DATE_NEG_INF;
   const m = /^(\d{4,7})-(\d{2})-(\d{2})( bc)?$/.exec(t);
@@ -416,10 +565,12 @@ function parseDate(s) {
   return civilDays(s, m, Boolean(m[4]));
 }
 
-const TS_RE = /^(\d{4,6})-(\d{2})-(\d{2})[ t](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?(?:(z)|([+-])(\d{2})(?::?(\d{2})(?::?(\d{2}))?)?)?( bc)?$/;
+// the offset is +HH, +HH:MM, +HH:MM:SS, +HHMM or +HHMMSS (the server's own
+// output uses the colon forms)
+const TS_RE = /^(\d{4,6})-(\d{2})-(\d{2})[ t](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?(?:(z)|([+-])(\d{2})(?::(\d{2})(?::(\d{2}))?|(\d{2})(\d{2})?)?)?( bc)?$/;
 
 function parseTimestamp(s, withZone) {
-  const t = s.trim().toLowerCase();
+  const t = s.replace(C_SPACE, '').toLowerCase();
   if (t === 'infinity' || t === '+infinity') return INT64_MAX;
   if (t === '-infinity') return INT64_MIN;
   const m = TS_RE.exec(t);
@@ -427,6 +578,11 @@ function parseTimestamp(s, withZone) {
     throw new SyntaxError(`a ${withZone ? 'timestamptz' : 'timestamp'} key is ` +
       `'YYYY-MM-DD HH:MM:SS[.ffffff]${withZone ? '+HH[:MM]' : ''}', 'infinity' or '-infinity', not "${s}"`);
   }
+  if (m[13] !== undefined) {
+    m[11] = m[13];
+    m[12] = m[14];
+  }
+  m[13] = m[15];
   const hasZone = m[8] !== undefined || m[9] !== undefined;
   if (withZone && !hasZone) {
     throw new SyntaxError(`a timestamptz key string needs its offset ('Z' or '+HH:MM'): "${s}" would be read in the session's TimeZone`);
@@ -442,6 +598,8 @@ function parseTimestamp(s, withZone) {
   if (h > 24 || mi > 59 || sec > 60 || (h === 24 && (mi || sec || frac))) {
     throw new RangeError(`date/time field value out of range: "${s}"`);
   }
+  // the local date is checked before the offset, as the server does
+  if (days < DATE_MIN) throw new RangeError(`timestamp out of range: "${s}"`);
   let us = BigInt(days) * DAY_US + BigInt((h * 60 + mi) * 60 + sec) * 1000000n + BigInt(frac);
   if (m[9]) {
     const off = (Number(m[10]) * 60 + (m[11] ? Number(m[11]) : 0)) * 60 + (m[12] ? Number(m[12]) : 0);

@@ -9,6 +9,11 @@
 //   rows[0].f.contains(42);
 //   await client.query('SELECT count(*) FROM t WHERE id <@ $1::bloomfilter', [rows[0].f]);
 //
+// Keys read from float4, date, timestamp or timestamptz columns: call
+// setKeyTypeParsers(client) too, so that they come as the server's text
+// (BloomKey.timestamp(row.at)): node-postgres's Dates lose microseconds
+// and move times in a DST gap, and its float4 numbers are not float4 values.
+//
 // A BloomFilter parameter goes as its portable bytes in binary format
 // (BloomFilter.prototype.toPostgres); type the parameter, $1::bloomfilter,
 // or PostgreSQL cannot tell which <@ is meant.
@@ -28,6 +33,30 @@ export function parseBloomFilter(value) {
 export function setBloomFilterTypeParsers(types, oid) {
   types.setTypeParser(oid, 'text', (s) => BloomFilter.fromText(s));
   types.setTypeParser(oid, 'binary', (b) => BloomFilter.fromBytes(b));
+}
+
+// The key types whose node-postgres values are not the server's: float4
+// (parsed to the nearest double of its text, not its float4 value), date,
+// timestamp, timestamptz (parsed to Dates: local time, milliseconds; a
+// timestamp in a gap of the process's time zone moves by the gap), and
+// their arrays (oids are fixed for built-in types).
+const KEY_TYPES = [[700, 1021], [1082, 1182], [1114, 1115], [1184, 1185]];
+
+/**
+ * Makes float4, date, timestamp and timestamptz results (and arrays of
+ * them) come as the server's text in a type registry (a client, pg.types,
+ * a pg.TypeOverrides): '1.1', '2026-03-29 02:30:00', '2024-05-01
+ * 10:00:00.123456+02', 'infinity', exactly what BloomKey.float4, date,
+ * timestamp and timestamptz read.  The text is the server's DateStyle
+ * (ISO, the default: BloomKey refuses the others).  Text results only
+ * (binary results keep node-postgres's parsers).
+ */
+export function setKeyTypeParsers(types) {
+  const textArray = types.getTypeParser ? types.getTypeParser(1009, 'text') : null;
+  for (const [oid, arrayOid] of KEY_TYPES) {
+    types.setTypeParser(oid, 'text', (s) => s);
+    if (textArray) types.setTypeParser(arrayOid, 'text', textArray);
+  }
 }
 
 /**

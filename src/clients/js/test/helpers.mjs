@@ -223,3 +223,76 @@ export const FAMILIES = {
     param: (v) => v.toISOString(),
   },
 };
+
+// ---- float4 values halfway between two float4s, as decimal text ----
+
+const F32H = new Float32Array(1);
+const U32H = new Uint32Array(F32H.buffer);
+const F64H = new Float64Array(1);
+const U64H = new BigUint64Array(F64H.buffer);
+
+/** The exact decimal text of a finite double ('digits' 'e' exponent). */
+export function exactDecimal(x) {
+  if (x === 0) return '0';
+  F64H[0] = Math.abs(x);
+  const bits = U64H[0];
+  const be = Number(bits >> 52n);
+  let m = bits & ((1n << 52n) - 1n);
+  let e;
+  if (be === 0) e = -1074;
+  else { m |= 1n << 52n; e = be - 1075; }
+  const sign = x < 0 ? '-' : '';
+  if (e >= 0) return sign + String(m << BigInt(e));
+  // m * 2^e = m * 5^-e / 10^-e
+  return `${sign}${m * 5n ** BigInt(-e)}e${e}`;
+}
+
+/** Adds one to the last digit of a decimal text ('digits[e exp]'). */
+function bumpLast(t) {
+  const [mant, ex] = t.split('e');
+  const neg = mant.startsWith('-');
+  const digits = BigInt(neg ? mant.slice(1) : mant) + 1n;
+  return `${neg ? '-' : ''}${digits}${ex === undefined ? '' : 'e' + ex}`;
+}
+
+/** The first n significant digits of a decimal text, the rest cut off. */
+function cutDigits(t, n) {
+  const [mant, ex] = t.split('e');
+  const neg = mant.startsWith('-');
+  const d = neg ? mant.slice(1) : mant;
+  if (d.length <= n) return t;
+  const exp = Number(ex ?? 0) + d.length - n;
+  return `${neg ? '-' : ''}${d.slice(0, n)}e${exp}`;
+}
+
+/**
+ * Decimal texts of float4 values at and around the midpoints of random
+ * neighbouring float4s (normal and subnormal, both signs, up to the
+ * largest): the midpoint's shortest double text (String(x), what
+ * node-postgres sends for the number), its exact decimal, that plus one in
+ * its last digit, and cut to 9 to 20 digits (just below).  Each is within
+ * the server's range unless it sits at the edges (2^-150, past FLT_MAX),
+ * where both sides must refuse alike.
+ */
+export function halfwayFloat4Texts(r, n) {
+  const out = [];
+  while (out.length < n) {
+    const k = r.below(10);
+    let bits;
+    if (k === 0) bits = r.below(0x800000); // subnormal
+    else if (k === 1) bits = 0x7f7fffff - r.below(64); // near FLT_MAX
+    else bits = r.below(0x7f7fffff);
+    U32H[0] = bits;
+    const a = F32H[0];
+    U32H[0] = bits + 1;
+    // past FLT_MAX the neighbour is 2^128, the edge of rounding to infinity
+    const b = bits === 0x7f7fffff ? 2 ** 128 : F32H[0];
+    let mid = (a + b) / 2;
+    if (bits === 0 && r.below(2) === 0) mid = 2 ** -150; // halfway to zero
+    if (r.below(2)) mid = -mid;
+    const exact = exactDecimal(mid);
+    const forms = [String(mid), exact, bumpLast(exact), cutDigits(exact, 9 + r.below(12))];
+    out.push(r.pick(forms));
+  }
+  return out;
+}

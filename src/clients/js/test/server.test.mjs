@@ -10,7 +10,7 @@ import pg from 'pg';
 import { xxh3 } from '@node-rs/xxhash';
 
 import { BloomFilter, BloomFilterError } from '../index.js';
-import { registerBloomFilter } from '../pg.js';
+import { registerBloomFilter, setKeyTypeParsers } from '../pg.js';
 import { FAMILIES, SEED, ensureExtension, rng, serverSkip } from './helpers.mjs';
 
 const N_KEYS = Number(process.env.BLOOM_TEST_KEYS ?? 300);
@@ -87,10 +87,24 @@ describe('against the server', { skip: serverSkip() }, () => {
   });
 
   test('float4 values read back through node-postgres hash as the server\'s float4 keys', async () => {
-    const rows = await q(`SELECT array_agg(x) AS xs, bloom_agg(x, 100, 0.01)::bytea AS b
-      FROM unnest('{1.1, 0.1, -3.4028235e38, 1e-45, 3.14159}'::float4[]) x`);
-    const f = BloomFilter.empty(100).addAll(rows[0].xs.map((x) => BloomFilter.float4(x)));
-    assert.deepEqual(f.toBytes(), new Uint8Array(rows[0].b));
+    const sql = `SELECT array_agg(x) AS xs, bloom_agg(x, 100, 0.01)::bytea AS b
+      FROM unnest('{1.1, 0.1, -3.4028235e38, 1e-45, 3.14159, 16777217, NaN, -Infinity}'::float4[]) x`;
+    // as text (setKeyTypeParsers): the server's shortest text of each float4
+    const t = new pg.Client();
+    await t.connect();
+    try {
+      setKeyTypeParsers(t);
+      const { rows } = await t.query(sql);
+      assert.equal(rows[0].xs[0], '1.1');
+      const f = BloomFilter.empty(100).addAll(rows[0].xs.map((x) => BloomFilter.float4(x)));
+      assert.deepEqual(f.toBytes(), new Uint8Array(rows[0].b));
+    } finally {
+      await t.end();
+    }
+    // node-postgres's numbers are the nearest doubles of that text, not
+    // float4 values: refused, pointing to the text
+    const rows = await q(sql);
+    assert.throws(() => BloomFilter.float4(rows[0].xs[0]), /BloomKey.float4\('1.1'\)/);
   });
 
   test('sizing: bits and hashes equal bloom_empty\'s for many (capacity, fpr, layout)', async () => {

@@ -6,7 +6,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { BloomFilter, BloomFilterError, BloomKey, _internals } from '../index.js';
-import { SEED, rng } from './helpers.mjs';
+import { SEED, halfwayFloat4Texts, rng } from './helpers.mjs';
+import { exactFloat4, parseFloat4 } from '../keys.js';
 
 const hex = (b) => Buffer.from(b).toString('hex');
 
@@ -74,16 +75,85 @@ test('uuid: the forms PostgreSQL reads, and nothing else', () => {
   assert.throws(() => t.contains(BloomKey.uuid(want)), /family "text", not "uuid"/);
 });
 
-test('floats: explicit, -0 as 0, one NaN, float4 rounded to single precision', () => {
+test('floats: explicit, -0 as 0, one NaN, float4 from its text or an exact float4 number', () => {
   assert.equal(hex(BloomKey.float8(-0).bytes), hex(BloomKey.float8(0).bytes));
   assert.equal(hex(BloomKey.float8(NaN).bytes), '000000000000f87f');
   assert.equal(hex(BloomKey.float8(-NaN).bytes), '000000000000f87f');
   assert.equal(hex(BloomKey.float8(1).bytes), '000000000000f03f');
-  assert.equal(hex(BloomKey.float4(1.1).bytes), hex(BloomKey.float8(Math.fround(1.1)).bytes));
-  assert.notEqual(hex(BloomKey.float4(1.1).bytes), hex(BloomKey.float8(1.1).bytes));
+  assert.equal(hex(BloomKey.float4('1.1').bytes), hex(BloomKey.float8(Math.fround(1.1)).bytes));
+  assert.notEqual(hex(BloomKey.float4('1.1').bytes), hex(BloomKey.float8(1.1).bytes));
+  // a number is taken only when it is a float4 value: 1.1 is not, and which
+  // float4 the server holds for it depends on the text it was given
+  assert.equal(hex(BloomKey.float4(Math.fround(1.1)).bytes), hex(BloomKey.float4('1.1').bytes));
+  assert.throws(() => BloomKey.float4(1.1), /not a float4 value.*BloomKey.float4\('1.1'\)/);
+  assert.equal(hex(BloomKey.float4(NaN).bytes), '000000000000f87f');
+  assert.equal(hex(BloomKey.float4(-0).bytes), hex(BloomKey.float4(0).bytes));
+  assert.equal(BloomKey.float4(Infinity).bytes.length, 8);
   assert.throws(() => BloomKey.float8('1.5'), TypeError);
   const f = BloomFilter.empty(10).add(BloomKey.float8(1));
   assert.throws(() => f.contains(1), /family "float", not "integer"/);
+});
+
+test('float4 from text: the decimal rounded once, as strtof (float4in) rounds it', () => {
+  const f4 = (t) => new DataView(BloomKey.float4(t).bytes.buffer).getFloat64(0, true);
+  const cases = [
+    // halfway between 1 and its successor, 1 + 2^-24, and either side of it
+    ['1.000000059604644775390625', 1], // ties to even
+    ['1.000000059604644775390624', 1],
+    ['1.000000059604644775390626', 1 + 2 ** -23],
+    ['1.00000005960464477539', 1], // what a JavaScript number cannot keep
+    ['1.0000000596046448', 1 + 2 ** -23], // String(1 + 2^-24): above it
+    // String(1 + 3 * 2^-24) is just below it: down, where Math.fround's tie goes up
+    ['1.0000001788139343', 1 + 2 ** -23],
+    // the edges: the largest, the smallest subnormal, halfway to zero
+    ['3.4028235e38', 3.4028234663852886e38],
+    ['3.40282356779733661637539395458142568447e38', 3.4028234663852886e38],
+    ['1e-45', 2 ** -149],
+    ['7.00649232162408535461864791644958065640130970938257885878534141944895541342930300743319094181060791015626e-46', 2 ** -149],
+    ['1.1754942e-38', 1.1754942106924411e-38], // subnormal
+    // syntax as float4in takes it: white space, signs, points, exponents
+    [' \t1.5\n', 1.5], ['+.5', 0.5], ['5.', 5], ['-2.5E+1', -25], ['1e0000000000000000000002', 100],
+    ['0e999999999', 0], ['-0', 0], ['0.000', 0],
+    ['NaN', NaN], ['-nan', NaN], ['Infinity', Infinity], ['-inf', -Infinity], ['+INFINITY', Infinity],
+    [`0.${'0'.repeat(400)}1e400`, 0.10000000149011612], // many digits
+    [`1.${'0'.repeat(300)}1`, 1], // a sticky digit far out
+    [`1.000000059604644775390625${'0'.repeat(300)}1`, 1 + 2 ** -23], // just above halfway, far out
+  ];
+  for (const [t, want] of cases) assert.equal(f4(t), want, JSON.stringify(t));
+  // what the server refuses: past the largest (halfway to 2^128 rounds up),
+  // a nonzero value that rounds to zero (2^-150 ties to zero), bad syntax
+  for (const t of ['3.40282356779733661637539395458142568448e38', '1e39', '-1e400', '1e-46',
+    '7.00649232162408535461864791644958065640130970938257885878534141944895541342930300743319094181060791015625e-46',
+    '1e-99999999999']) {
+    assert.throws(() => BloomKey.float4(t), /out of range for type real/, t);
+  }
+  for (const t of ['', ' ', '.', 'e5', '1e', '1e+', '1.5x', '0x1p3', 'nan(1)', '1 2', '--1', '\u00a01', 'Inf inity']) {
+    assert.throws(() => BloomKey.float4(t), /invalid input syntax for type real/, JSON.stringify(t));
+  }
+});
+
+test('float4 halfway values: the fast path agrees with exact rounding; Math.fround does not', () => {
+  const r = rng(SEED + 17);
+  const texts = halfwayFloat4Texts(r, 20000);
+  let frounds = 0;
+  for (const t of texts) {
+    const m = /^(-?)(\d+)(?:e(-?\d+))?$/.exec(t.replace(/^(-?)(\d*)\.(\d*)e(-?\d+)$/, (_, s, a, b, e) => `${s}${a}${b}e${Number(e) - b.length}`));
+    let got;
+    try {
+      got = parseFloat4(t);
+    } catch (e) {
+      got = 'refused';
+    }
+    if (m) {
+      const digits = m[2].replace(/^0+/, '');
+      const exact = exactFloat4(digits, Number(m[3] ?? 0));
+      const want = exact === 0 || !Number.isFinite(exact) ? 'refused' : (m[1] ? -exact : exact);
+      assert.equal(got, want, t);
+    }
+    if (got !== 'refused' && Math.fround(Number(t)) !== got) frounds++;
+  }
+  // the old BloomKey.float4(Number(text)) missed these
+  assert.ok(frounds > 100, `Math.fround differs on ${frounds} of ${texts.length}`);
 });
 
 test('dates and times: strings, Dates and infinities', () => {
@@ -120,6 +190,79 @@ test('dates and times: strings, Dates and infinities', () => {
   assert.equal(f.keyFamily, 'timestamptz');
   assert.equal(f.contains(BloomKey.timestamptz('2024-05-01T10:00:00.123Z')), true);
   assert.throws(() => f.contains(BloomKey.timestamp('2024-05-01 10:00:00.123')), /not "timestamp"/);
+});
+
+test('dates and times from text: what the server accepts, exactly; what it refuses, refused', () => {
+  const ts = (t) => new DataView(BloomKey.timestamp(t).bytes.buffer).getBigInt64(0, true);
+  const tz = (t) => new DataView(BloomKey.timestamptz(t).bytes.buffer).getBigInt64(0, true);
+  // microseconds, BC, years past 9999, 24:00 and a leap second as the server rolls them
+  assert.equal(ts('2000-01-01 00:00:00.000001'), 1n);
+  assert.equal(ts('1999-12-31 23:59:59.999999'), -1n);
+  assert.equal(ts('2000-01-01 24:00:00'), 86400000000n);
+  assert.equal(ts('1999-12-31 23:59:60'), 0n);
+  assert.equal(ts('0001-01-01 00:00:00 BC') + 366n * 86400000000n, ts('0001-01-01 00:00:00'));
+  assert.equal(ts('10000-01-01 00:00:00'), BigInt(new Date('+010000-01-01T00:00:00Z').getTime() - 946684800000) * 1000n);
+  // offsets as the server writes them (+HH, +HH:MM, +HH:MM:SS: local mean time) and compact ones
+  assert.equal(tz('2000-01-01 00:53:28+00:53:28'), 0n);
+  assert.equal(tz('2000-01-01 00:53:28+005328'), 0n);
+  assert.equal(tz('2000-01-01 05:30:00+0530'), 0n);
+  assert.equal(tz('1999-12-31 22:00:00-02'), 0n);
+  // the server's range, its local date checked before the offset
+  BloomKey.timestamp('4714-11-24 00:00:00 BC');
+  BloomKey.timestamp('294276-12-31 23:59:59.999999');
+  BloomKey.timestamptz('4714-11-24 01:00:00+01 BC');
+  for (const bad of ['4714-11-23 23:59:59.999999 BC', '294277-01-01 00:00:00', '0000-01-01 00:00:00',
+    '2000-01-01 24:00:00.000001', '2000-01-01 23:60:00', '2000-02-30 00:00:00']) {
+    assert.throws(() => BloomKey.timestamp(bad), RangeError, bad);
+  }
+  for (const bad of ['4714-11-23 23:30:00-01 BC', '4714-11-24 00:30:00+01 BC', '294276-12-31 23:59:59-01',
+    '2000-01-01 00:00:00+16', '2000-01-01 00:00:00+05:60']) {
+    assert.throws(() => BloomKey.timestamptz(bad), RangeError, bad);
+  }
+  // forms the client does not read are refused, never guessed (the server's other DateStyles too)
+  for (const bad of ['03/29/2026 02:30:00', '29.03.2026 02:30:00', 'Sun Mar 29 02:30:00 2026', 'now', 'epoch',
+    '2026-03-29 02:30:00+05:3028', '2026-03-29 02:30', '\u00a02026-03-29 02:30:00']) {
+    assert.throws(() => BloomKey.timestamptz(bad), SyntaxError, bad);
+  }
+  assert.throws(() => BloomKey.date('0000-01-01'), RangeError);
+  assert.throws(() => BloomKey.date('03/29/2026'), SyntaxError);
+});
+
+test('Dates in a DST gap of the process time zone are refused, never read as another time', () => {
+  const saved = process.env.TZ;
+  try {
+    process.env.TZ = 'Europe/Berlin';
+    // node-postgres reads '2026-03-29 02:30:00' (a time Berlin skips) as new Date(2026, 2, 29, 2, 30)
+    const moved = new Date(2026, 2, 29, 2, 30);
+    assert.equal(moved.getHours(), 3);
+    assert.throws(() => BloomKey.timestamp(moved), /skipped ahead/);
+    // and 03:30 itself is refused: the Date cannot say which it was
+    assert.throws(() => BloomKey.timestamp(new Date(2026, 2, 29, 3, 30)), /skipped ahead/);
+    // outside the gap's shadow: read as before
+    assert.equal(hex(BloomKey.timestamp(new Date(2026, 2, 29, 4, 0)).bytes),
+      hex(BloomKey.timestamp('2026-03-29 04:00:00').bytes));
+    assert.equal(hex(BloomKey.timestamp(new Date(2026, 2, 29, 1, 59, 59, 999)).bytes),
+      hex(BloomKey.timestamp('2026-03-29 01:59:59.999').bytes));
+    // autumn's repeated hour is no gap: either instant reads as its wall-clock time
+    assert.equal(hex(BloomKey.timestamp(new Date(2026, 9, 25, 2, 30)).bytes),
+      hex(BloomKey.timestamp('2026-10-25 02:30:00').bytes));
+    // a date: midnight exists every day in Berlin
+    assert.equal(hex(BloomKey.date(new Date(2026, 2, 29)).bytes), hex(BloomKey.date('2026-03-29').bytes));
+    // Samoa skipped 2011-12-30 whole: node-postgres's Date for it is the 31st
+    process.env.TZ = 'Pacific/Apia';
+    const skipped = new Date(2011, 11, 30);
+    assert.equal(skipped.getDate(), 31);
+    assert.throws(() => BloomKey.date(skipped), /skipped ahead/);
+    assert.equal(hex(BloomKey.date(new Date(2012, 0, 2)).bytes), hex(BloomKey.date('2012-01-02').bytes));
+    // a zone whose midnight is skipped keeps the day: 00:30 of the same date
+    process.env.TZ = 'America/Sao_Paulo';
+    const shifted = new Date(2018, 10, 4);
+    assert.equal(shifted.getHours(), 1);
+    assert.equal(hex(BloomKey.date(shifted).bytes), hex(BloomKey.date('2018-11-04').bytes));
+  } finally {
+    if (saved === undefined) delete process.env.TZ;
+    else process.env.TZ = saved;
+  }
 });
 
 test('blocked block index and classic positions are exact 64-bit arithmetic', () => {

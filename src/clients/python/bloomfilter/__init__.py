@@ -8,7 +8,7 @@ from ._errors import (BloomFilterError, FamilyMismatchError,
                       IncompatibleFiltersError, InvalidArgumentError,
                       InvalidFilterError, UnsupportedKeyError)
 from ._filter import BloomFilter
-from ._keys import key_bytes
+from ._keys import float4, key_bytes
 
 
 def register_bloomfilter(conn, typename="bloomfilter"):
@@ -22,6 +22,6 @@ def register_bloomfilter(conn, typename="bloomfilter"):
 __all__ = [
     "BloomFilter", "BloomFilterError", "FamilyMismatchError",
     "IncompatibleFiltersError", "InvalidArgumentError", "InvalidFilterError",
-    "UnsupportedKeyError", "key_bytes", "register_bloomfilter",
+    "UnsupportedKeyError", "float4", "key_bytes", "register_bloomfilter",
 ]
 __version__ = "1.0.0"

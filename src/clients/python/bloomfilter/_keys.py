@@ -16,7 +16,9 @@ Any other value is an UnsupportedKeyError (a TypeError): never a silent
 false.
 """
 import datetime
+import math
 import numbers
+import re
 import struct
 import uuid
 
@@ -84,6 +86,120 @@ def encode_float(v):
     if v == 0.0:
         v = 0.0
     return _D.pack(v)
+
+
+# ---- float4 values ----
+
+_F = struct.Struct("<f")
+# strtof's decimal syntax (C locale), as float4in takes it: hexadecimal
+# floats and "nan(...)", which glibc also takes, are refused (refusing more
+# than the server is safe, reading otherwise is not)
+_FLOAT_RE = re.compile(r"([+-]?)(?:(\d+)\.?(\d*)|\.(\d+))(?:[eE]([+-]?\d+))?\Z", re.ASCII)
+_SPECIAL_RE = re.compile(r"([+-]?)(nan|inf|infinity)\Z", re.ASCII | re.IGNORECASE)
+_C_SPACE = " \t\n\v\f\r"
+# significant digits kept; past them only whether any is nonzero matters (a
+# float4 halfway point has fewer than 120 significant digits)
+_MAX_DIGITS = 200
+
+
+def _exact_float4(digits, exp):
+    """The positive decimal digits * 10**exp rounded to the nearest float4,
+    ties to even, exactly: 0.0 if it rounds to zero, inf past the largest."""
+    if len(digits) > _MAX_DIGITS:
+        exp += len(digits) - _MAX_DIGITS
+        digits = digits[:_MAX_DIGITS - 1] + "1"   # a sticky digit
+    num, den = int(digits), 1
+    if exp >= 0:
+        num *= 10 ** exp
+    else:
+        den = 10 ** -exp
+    # value = q * 2**e with 2**23 <= q < 2**24, or e = -149 (subnormal)
+    e = max(-149, num.bit_length() - den.bit_length() - 24)
+    while True:
+        n, d = (num, den << e) if e >= 0 else (num << -e, den)
+        if e > -149 and n < (d << 23):
+            e -= 1
+            continue
+        if n >= (d << 24):
+            e += 1
+            continue
+        break
+    q, r = divmod(n, d)
+    if 2 * r > d or (2 * r == d and q & 1):
+        q += 1
+    if q == 1 << 24:
+        q >>= 1
+        e += 1
+    if e > 104:
+        return math.inf
+    return math.ldexp(q, e)
+
+
+def float4_from_text(s):
+    """The float4 the server's float4in makes of text s (strtof: the exact
+    decimal rounded to the nearest float4, ties to even), as a float;
+    ValueError for what it refuses."""
+    t = s.strip(_C_SPACE)
+    m = _SPECIAL_RE.match(t)
+    if m:
+        if m.group(2).lower() == "nan":
+            return math.nan
+        return -math.inf if m.group(1) == "-" else math.inf
+    m = _FLOAT_RE.match(t)
+    if not m:
+        raise ValueError('invalid input syntax for type real: "%s"' % s)
+    if m.group(4) is None:
+        intpart, frac = m.group(2), m.group(3)
+    else:
+        intpart, frac = "", m.group(4)
+    digits = (intpart + frac).lstrip("0")
+    if not digits:
+        return -0.0 if m.group(1) == "-" else 0.0
+    e10 = m.group(5) or "0"
+    if len(e10.lstrip("+-").lstrip("0")) > 9:
+        # past any float4 either way: only its sign matters
+        e10 = "-1000000000" if e10.startswith("-") else "1000000000"
+    exp = int(e10) - len(frac)
+    stripped = digits.rstrip("0")
+    exp += len(digits) - len(stripped)
+    digits = stripped
+    lead = len(digits) - 1 + exp
+    # at least 1e39 (past the largest float4), or below 1e-46 (rounds to zero)
+    v = 0.0 if lead < -46 else math.inf if lead >= 39 else _exact_float4(digits, exp)
+    if v == 0.0 or math.isinf(v):
+        raise ValueError('"%s" is out of range for type real' % s)
+    return -v if m.group(1) == "-" else v
+
+
+def float4(x):
+    """The float4 (real) value a key of a float4 column has, as a float (a
+    key of the float family, as every float).
+
+    A str is the decimal text the server was given or gives ('1.1',
+    '-3.4028235e38', 'NaN', 'Infinity'), rounded as its float4in rounds it:
+    once, from the exact decimal.  A float is rounded to single precision
+    as the server rounds a float8 parameter cast to float4 (what psycopg
+    sends a Python float as).  What the server refuses is refused
+    (ValueError): past the largest float4, or a nonzero value that rounds to
+    zero.  The two differ for values halfway between two float4s: a float4
+    written as text (a SQL literal, COPY, another client) takes its key from
+    that text."""
+    if isinstance(x, str):
+        return float4_from_text(x)
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        raise UnsupportedKeyError(
+            "float4() takes the float4's text (str) or a float, not %s"
+            % type(x).__qualname__)
+    x = float(x)
+    if math.isnan(x) or math.isinf(x):
+        return x
+    try:
+        v = _F.unpack(_F.pack(x))[0]
+    except OverflowError:
+        raise ValueError("value out of range: overflow (%r is past the largest float4)" % x) from None
+    if v == 0.0 and x != 0.0:
+        raise ValueError("value out of range: underflow (%r rounds to zero as a float4)" % x)
+    return v
 
 
 def encode_text(v):

@@ -1,13 +1,15 @@
 """The client's own behaviour (no server): families, errors, forms."""
 import datetime
 import decimal
+import math
+import struct
 import uuid
 
 import pytest
 
 from bloomfilter import (BloomFilter, FamilyMismatchError, IncompatibleFiltersError,
                          InvalidArgumentError, InvalidFilterError, UnsupportedKeyError,
-                         key_bytes)
+                         float4, key_bytes)
 
 
 def test_families_of_python_values():
@@ -140,3 +142,63 @@ def test_forms():
     assert "BloomFilter classic" in repr(f)
     info = f.info()
     assert info["added"] == 2 and info["key_family"] == "text" and info["bytes"] == len(bytes(f))
+
+
+# ---- float4 keys: from the text the server rounds, or a float as it casts one ----
+
+def _f4_cases():
+    big = "1.000000059604644775390625"
+    return [
+        # halfway between 1 and its successor, 1 + 2^-24, and either side of it
+        (big, 1.0),                                  # ties to even
+        ("1.000000059604644775390624", 1.0),
+        ("1.000000059604644775390626", 1 + 2 ** -23),
+        ("1.00000005960464477539", 1.0),             # a float cannot keep this
+        ("1.0000000596046448", 1 + 2 ** -23),        # repr(1 + 2**-24): above it
+        ("1.0000001788139343", 1 + 2 ** -23),        # repr(1 + 3 * 2**-24): below it
+        ("3.4028235e38", 3.4028234663852886e38),
+        ("3.40282356779733661637539395458142568447e38", 3.4028234663852886e38),
+        ("1e-45", 2 ** -149),
+        ("7.00649232162408535461864791644958065640130970938257885878534141944895541342930300743319094181060791015626e-46", 2 ** -149),
+        (" \t1.5\n", 1.5), ("+.5", 0.5), ("5.", 5.0), ("-2.5E+1", -25.0),
+        ("1e0000000000000000000002", 100.0), ("0e999999999999999", 0.0), ("-0", 0.0),
+        ("Infinity", math.inf), ("-inf", -math.inf), ("+INFINITY", math.inf),
+        ("0." + "0" * 400 + "1e400", 0.10000000149011612),
+        ("1." + "0" * 300 + "1", 1.0),
+        (big + "0" * 300 + "1", 1 + 2 ** -23),
+    ]
+
+
+def test_float4_from_text_rounds_once_as_float4in():
+    for text, want in _f4_cases():
+        assert float4(text) == want, text
+    assert math.isnan(float4("NaN")) and math.isnan(float4("-nan"))
+    # as a key: the float family, the float4's value
+    assert key_bytes(float4("1.1")) == key_bytes(struct.unpack("<f", struct.pack("<f", 1.1))[0])
+
+
+def test_float4_refuses_what_the_server_refuses():
+    for text in ["3.40282356779733661637539395458142568448e38", "1e39", "-1e400", "1e-46",
+                 "7.00649232162408535461864791644958065640130970938257885878534141944895541342930300743319094181060791015625e-46",
+                 "1e-99999999999", "1e" + "9" * 5000]:
+        with pytest.raises(ValueError, match="out of range for type real"):
+            float4(text)
+    for text in ["", " ", ".", "e5", "1e", "1e+", "1.5x", "0x1p3", "nan(1)", "1 2", "--1", "\u00a01", "Inf inity"]:
+        with pytest.raises(ValueError, match="invalid input syntax for type real"):
+            float4(text)
+
+
+def test_float4_of_a_float_rounds_as_the_server_casts_float8():
+    # psycopg sends a float as float8: the server rounds the double once, ties to even
+    assert float4(1 + 2 ** -24) == 1.0
+    assert float4(1 + 3 * 2 ** -24) == 1 + 2 ** -22
+    assert float4(1.1) == struct.unpack("<f", struct.pack("<f", 1.1))[0]
+    assert float4(5) == 5.0
+    with pytest.raises(ValueError, match="overflow"):
+        float4(3.5e38)
+    with pytest.raises(ValueError, match="underflow"):
+        float4(1e-46)
+    with pytest.raises(TypeError):
+        float4(True)
+    with pytest.raises(TypeError):
+        float4(decimal.Decimal("1.1"))

@@ -404,3 +404,120 @@ def test_copy_binary_and_text(conn):
             back = sorted(cp.rows())
         assert [f for _, f in back] == fs
     conn.execute("DROP TABLE fc")
+
+
+# ---- float4 keys and DST gaps: the values a key has on the server ----
+
+def _halfway_float4_texts(r, n):
+    """Decimal texts at and around the midpoints of random neighbouring
+    float4s: repr of the midpoint, its exact decimal, that plus one in its
+    last digit, and cut to 9 to 20 digits."""
+    out = []
+    while len(out) < n:
+        k = r.randrange(10)
+        bits = r.randrange(0x800000) if k == 0 else 0x7f7fffff - r.randrange(64) if k == 1 else r.randrange(0x7f7fffff)
+        a = struct.unpack("<f", struct.pack("<I", bits))[0]
+        b = 2.0 ** 128 if bits == 0x7f7fffff else struct.unpack("<f", struct.pack("<I", bits + 1))[0]
+        mid = (a + b) / 2
+        if bits == 0 and r.random() < 0.5:
+            mid = 2.0 ** -150
+        if r.random() < 0.5:
+            mid = -mid
+        num, den = mid.as_integer_ratio()
+        e = den.bit_length() - 1            # den is a power of two
+        digits = str(abs(num) * 5 ** e)
+        sign = "-" if mid < 0 else ""
+        exact = "%s%se-%d" % (sign, digits, e)
+        bumped = "%s%de-%d" % (sign, int(digits) + 1, e)
+        cut = 9 + r.randrange(12)
+        cutf = "%s%se%d" % (sign, digits[:cut], len(digits) - cut - e) if len(digits) > cut else exact
+        out.append(r.choice([repr(mid), exact, bumped, cutf]))
+    return out
+
+
+def test_float4_text_keys_are_the_servers(conn):
+    """float4(text) is the float4 the server reads from the same text, and
+    refuses what it refuses, on 20,000 texts halfway between float4s; the
+    old recipe (round the float of the text) misses thousands."""
+    from bloomfilter import float4
+    r = random.Random(SEED + 31)
+    texts = _halfway_float4_texts(r, 20000)
+    conn.execute("""CREATE OR REPLACE FUNCTION pg_temp.f4(t text) RETURNS float4 LANGUAGE plpgsql AS $$
+        BEGIN RETURN t::float4; EXCEPTION WHEN others THEN RETURN NULL; END $$""")
+    bits, f = one(conn, """
+        SELECT array_agg(coalesce(encode(float4send(v), 'hex'), 'refused') ORDER BY o),
+               bloom_add_all(bloom_empty(40000, 0.01), array_agg(v) FILTER (WHERE v IS NOT NULL))
+        FROM (SELECT o, pg_temp.f4(t) AS v FROM unnest(%s::text[]) WITH ORDINALITY u(t, o)) s""", (texts,))
+    mine = []
+    old_misses = 0
+    for t in texts:
+        try:
+            v = float4(t)
+        except ValueError as e:
+            assert "out of range" in str(e), t
+            mine.append("refused")
+            continue
+        mine.append(struct.pack(">f", v).hex())
+        assert v in f, t
+        try:
+            if struct.unpack("<f", struct.pack("<f", float(t)))[0] != v:
+                old_misses += 1
+        except OverflowError:
+            old_misses += 1
+    assert mine == bits
+    assert old_misses > 1000, old_misses
+
+
+def test_float4_floats_sent_by_psycopg(conn):
+    """A Python float sent by psycopg is a float8 parameter: the server
+    rounds the double once, as float4(x) does, halfway values included."""
+    from bloomfilter import float4
+    r = random.Random(SEED + 37)
+    mids = []
+    while len(mids) < 20000:
+        bits = r.randrange(0x7f7fffff)
+        a = struct.unpack("<f", struct.pack("<I", bits))[0]
+        b = struct.unpack("<f", struct.pack("<I", bits + 1))[0]
+        m = (a + b) / 2
+        if m > 2.0 ** -150:
+            mids.append(m if r.random() < 0.5 else -m)
+    got, f = one(conn, "SELECT array_agg(x::float8 ORDER BY o), bloom_add_all(bloom_empty(40000, 0.01), array_agg(x)) "
+                       "FROM unnest(%s::float4[]) WITH ORDINALITY u(x, o)", (mids,))
+    assert got == [float4(m) for m in mids]
+    assert all(float4(m) in f for m in mids)
+
+
+def test_timestamps_in_a_dst_gap(conn):
+    """Naive datetimes in Berlin's spring-forward gaps (which no local
+    clock shows), with microseconds, and timestamptz values there, read
+    and probed in a Berlin process and session: every key found."""
+    import time
+    saved = os.environ.get("TZ")
+    os.environ["TZ"] = "Europe/Berlin"
+    time.tzset()
+    try:
+        conn.execute("SET TimeZone = 'Europe/Berlin'")
+        r = random.Random(SEED + 41)
+        values = []
+        for _ in range(300):
+            y = r.randrange(1981, 2038)
+            day = 31 - (datetime.date(y, 3, 31).weekday() + 1) % 7   # the last Sunday of March
+            values.append(datetime.datetime(y, 3, day, 2, r.randrange(60), r.randrange(60), r.randrange(1000000)))
+        f, back = one(conn, "SELECT bloom_add_all(bloom_empty(1000, 0.01), %s::timestamp[]), %s::timestamp[]",
+                      (values, values))
+        assert back == values
+        assert all(v in f for v in values)
+        texts = [v.isoformat(" ") for v in values]
+        ftz, tz = one(conn, "SELECT bloom_add_all(bloom_empty(1000, 0.01), %s::text[]::timestamptz[]), "
+                            "%s::text[]::timestamptz[]", (texts, texts))
+        assert all(t.utcoffset() == datetime.timedelta(hours=2) for t in tz)   # 02:30 read as 03:30+02
+        assert all(t in ftz for t in tz)
+        fd, = one(conn, "SELECT bloom_add_all(bloom_empty(1000, 0.01), %s::timestamp[]::date[])", (values,))
+        assert all(v.date() in fd for v in values)
+    finally:
+        conn.execute("SET TimeZone = 'Asia/Kolkata'")
+        if saved is None:
+            del os.environ["TZ"]
+        else:
+            os.environ["TZ"] = saved
+        time.tzset()
