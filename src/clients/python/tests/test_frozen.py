@@ -158,3 +158,16 @@ def test_version_zero_is_refused():
     raw[4] = 0
     with pytest.raises(InvalidFilterError, match="format version 0 was never written"):
         BloomFilter.from_bytes(bytes(raw))
+
+
+@pytest.mark.skipif(os.environ.get("BLOOMFILTER_INSTALLED") != "1",
+                    reason="tests the checkout's sources (BLOOMFILTER_INSTALLED=1: the installed package)")
+def test_the_installed_package_is_the_one_tested():
+    """test/clients_packaged.sh: the wheel, installed, is what these tests import."""
+    import importlib.metadata
+    prefix = os.environ.get("BLOOMFILTER_PACKAGE_PREFIX")
+    if prefix:
+        assert os.path.abspath(bloomfilter.__file__).startswith(prefix)
+    assert importlib.metadata.version("pg-bloomfilter") == bloomfilter.__version__
+    files = [str(f) for f in importlib.metadata.files("pg-bloomfilter")]
+    assert "bloomfilter/__init__.py" in files and not any(f.startswith("tests") for f in files)
