@@ -23,8 +23,9 @@ def main():
         for line in f:
             digest, path = line.split()
             sums[path] = digest
-    found = sorted("%s/values.tsv" % d for d in os.listdir(HERE)
-                   if os.path.isdir(os.path.join(HERE, d)) and not d.startswith("__"))
+    found = sorted("%s/%s" % (d, f) for d in os.listdir(HERE)
+                   if os.path.isdir(os.path.join(HERE, d)) and not d.startswith("__")
+                   for f in os.listdir(os.path.join(HERE, d)))
     if sorted(sums) != found:
         print("check_frozen: SHA256SUMS lists %s, the directory holds %s" % (sorted(sums), found))
         failed += 1

@@ -18,6 +18,7 @@ of FORMAT.md "Key families" and checked against the server (a one-key
 filter of the key and one of its bytes as a bytea key must set the same
 bits), so a wrong key byte cannot reach the file.
 """
+import base64
 import datetime
 import hashlib
 import json
@@ -491,6 +492,37 @@ CREATE AGGREGATE frozen_cunion(countingbloom) (SFUNC = countingbloom_union_agg_t
 CREATE AGGREGATE frozen_wunion(bloomwindow) (SFUNC = bloomwindow_union_agg_trans, STYPE = bloomfilter_aggstate);
 """
 
+# bloomslice: a table whose index the test rebuilds with the same heap,
+# then replaces by the pages this release wrote (test/t/018_frozen_slice.pl)
+SLICE_SETUP = [
+    "CREATE TABLE frozen_slice (id int, f bloomfilter) WITH (autovacuum_enabled = off)",
+    # integer filters of five geometries (classic and blocked, seeds 0, 1
+    # and -3, two sizes), an empty filter, NULLs, and filters past max_bits
+    # (one key family: a probe of another family is an error, not a false)
+    "INSERT INTO frozen_slice SELECT g, CASE WHEN g % 50 = 0 THEN NULL WHEN g % 97 = 0 THEN "
+    "bloom_empty_bits(512, 4, 'blocked', 0) ELSE bloom_add_all(bloom_empty_bits(512, 4, "
+    "CASE WHEN g % 3 = 0 THEN 'classic' ELSE 'blocked' END, g % 2), "
+    "ARRAY(SELECT g * 7 + k FROM generate_series(0, 9) k)::int8[]) END FROM generate_series(1, 1200) g",
+    "INSERT INTO frozen_slice SELECT 2000 + g, bloom_add_all(bloom_empty_bits(1024, 5, 'blocked', -3), "
+    "ARRAY(SELECT 50000 + g + k FROM generate_series(0, 4) k)::int8[]) FROM generate_series(1, 100) g",
+    "INSERT INTO frozen_slice SELECT 3000 + g, bloom_add_all(bloom_empty_bits(8192, 3, 'classic', 0), "
+    "ARRAY[g, g + 1]::int8[]) FROM generate_series(1, 10) g",
+    "CREATE INDEX frozen_slice_idx ON frozen_slice USING bloomslice (f) WITH (max_bits = 4096)",
+    # rows after the build: the pending area
+    "INSERT INTO frozen_slice SELECT 4000 + g, bloom_add_all(bloom_empty_bits(512, 4, 'blocked', 0), "
+    "ARRAY[g * 3, 100000 + g]::int8[]) FROM generate_series(1, 60) g",
+]
+SLICE_KEYS = ["0::int8", "1::int8", "7::int8", "100::int8", "2000::int8", "4207::int8", "8393::int8",
+              "3005::int8", "100030::int8", "999999::int8", "-1::int8", "50005::int8", "50104::int8",
+              "60000::int8"]
+
+
+def slice_queries(one):
+    # probes only: a superset query (@>>) on a column of several geometries
+    # is an error for the rows of another geometry, as the sequential scan's
+    return ["f @> %s" % k for k in SLICE_KEYS]
+
+
 PROBE = {
     "bloomfilter": "bloom_contains(%s::bloomfilter, %s)",
     "countingbloom": "cbloom_contains(%s::countingbloom, %s)",
@@ -529,10 +561,13 @@ def main():
         sys.exit(3)
 
     import psycopg
-    conn = psycopg.connect(autocommit=True)
+    # a database of its own, made afresh (the server's database is left alone)
+    admin = psycopg.connect(autocommit=True)
+    admin.execute("DROP DATABASE IF EXISTS bloomfilter_frozen")
+    admin.execute("CREATE DATABASE bloomfilter_frozen TEMPLATE template0 ENCODING 'UTF8'")
+    admin.close()
+    conn = psycopg.connect(dbname="bloomfilter_frozen", autocommit=True)
     one = lambda sql, params=(): conn.execute(sql, params or None).fetchone()  # noqa: E731
-    conn.execute("DROP EXTENSION IF EXISTS bloomfilter CASCADE")
-    conn.execute("DROP TYPE IF EXISTS frozen_mood")
     conn.execute("CREATE EXTENSION bloomfilter VERSION '%s'" % version)
     conn.execute("SET TimeZone = 'UTC'")
     conn.execute(SETUP)
@@ -604,6 +639,32 @@ def main():
         value({"name": a["name"] + ".final", "type": a["type"], "expr": "%s::%s" % (sql_quote(fin), a["type"]),
                "members": a["members"], "nonmembers": a["nonmembers"]})
 
+    # ---- bloomslice pages ----
+    conn.execute("CREATE EXTENSION pageinspect")
+    for sql in SLICE_SETUP:
+        conn.execute(sql)
+    slines = []
+    for sql in SLICE_SETUP:
+        slines.append("setup\t" + check_field(sql))
+    nblocks = one("SELECT pg_relation_size('frozen_slice_idx') / current_setting('block_size')::int")[0]
+    for b in range(nblocks):
+        page = bytearray(one("SELECT get_raw_page('frozen_slice_idx', 'main', %s)", (b,))[0])
+        page[0:10] = bytes(10)      # pd_lsn and pd_checksum: of no other cluster
+        slines.append("page\t%d\t%s" % (b, base64.b64encode(bytes(page)).decode("ascii")))
+    conn.execute("SET enable_seqscan = off")
+    for q in slice_queries(one):
+        plan = "\n".join(r[0] for r in conn.execute("EXPLAIN SELECT id FROM frozen_slice WHERE " + q).fetchall())
+        if "frozen_slice_idx" not in plan:
+            sys.exit("make_frozen: the index is not used for %s" % q)
+        got = one("SELECT coalesce(string_agg(id::text, ',' ORDER BY id), '-') FROM frozen_slice WHERE " + q)[0]
+        conn.execute("SET enable_indexscan = off; SET enable_bitmapscan = off; SET enable_seqscan = on")
+        seq = one("SELECT coalesce(string_agg(id::text, ',' ORDER BY id), '-') FROM frozen_slice WHERE " + q)[0]
+        conn.execute("RESET enable_indexscan; RESET enable_bitmapscan; SET enable_seqscan = off")
+        if got != seq:
+            sys.exit("make_frozen: the index answers %s for %s, a sequential scan %s" % (got, q, seq))
+        slines.append("query\t%s\t%s" % (check_field(q), got))
+    scounts = {"page": nblocks, "query": len(slines) - nblocks - len(SLICE_SETUP)}
+
     header = [
         "# FROZEN: bloomfilter %s's stored bytes and its answers.  NEVER REGENERATE OR EDIT THIS FILE." % extver,
         "# Every later build must read these values with the same answers (src/core/FORMAT.md,",
@@ -627,7 +688,30 @@ def main():
         digest = hashlib.sha256(f.read()).hexdigest()
     with open(os.path.join(HERE, "SHA256SUMS"), "a", encoding="ascii") as f:
         f.write("%s  %s/values.tsv\n" % (digest, version))
-    print("make_frozen: wrote %s: %s" % (path, ", ".join("%s %d" % kv for kv in sorted(counts.items()))))
+    spath = os.path.join(outdir, "bloomslice.tsv")
+    sheader = [
+        "# FROZEN: a bloomslice index as bloomfilter %s wrote it.  NEVER REGENERATE OR EDIT THIS FILE." % extver,
+        "# Every later build must read these pages with the same answers (src/core/FORMAT.md,",
+        "# \"Compatibility\" and \"Frozen values\"); test/t/018_frozen_slice.pl runs the setup, puts",
+        "# these pages in place of the index it built, and checks every query.  Written once by",
+        "# test/vectors/frozen/make_frozen.py %s (server %s, block size %s)." % (
+            version, server, one("SELECT current_setting('block_size')")[0]),
+        "#   setup  SQL (in order; frozen_slice_idx is the index)",
+        "#   page   block number, the page in base64 (pd_lsn and pd_checksum zeroed)",
+        "#   query  WHERE clause on frozen_slice, the ids it selects (comma-separated, - for none)",
+    ]
+    with open(spath, "w", encoding="utf-8", newline="\n") as f:
+        f.write("\n".join(sheader + slines) + "\n")
+    with open(spath, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()
+    with open(os.path.join(HERE, "SHA256SUMS"), "a", encoding="ascii") as f:
+        f.write("%s  %s/bloomslice.tsv\n" % (digest, version))
+    conn.close()
+    admin = psycopg.connect(autocommit=True)
+    admin.execute("DROP DATABASE bloomfilter_frozen")
+    admin.close()
+    print("make_frozen: wrote %s: %s; %s: %s" % (path, ", ".join("%s %d" % kv for kv in sorted(counts.items())),
+                                                spath, ", ".join("%s %d" % kv for kv in sorted(scounts.items()))))
 
 
 if __name__ == "__main__":
