@@ -180,6 +180,35 @@ SELECT bloom_contains(f, 123456789::int8) AS a_state_takes_a_key,
 FROM (SELECT frozen_resume_a(x) AS f FROM (VALUES (123456789::int8)) v(x)) s;
 RESET bloomfilter.agg_max_capacity;
 
+-- A stored value of a newer format version (after a library downgraded
+-- below the build that wrote it) is refused, never read by this build's
+-- rules.  Stored values skip input validation, so the bytes are put in a
+-- table as they are through byteain, which a superuser may declare to return
+-- any type: each frozen value as it is (read), then with version 2.
+CREATE FUNCTION frozen_raw_bf(cstring) RETURNS bloomfilter AS 'byteain' LANGUAGE internal IMMUTABLE STRICT;
+CREATE FUNCTION frozen_raw_cb(cstring) RETURNS countingbloom AS 'byteain' LANGUAGE internal IMMUTABLE STRICT;
+CREATE FUNCTION frozen_raw_bw(cstring) RETURNS bloomwindow AS 'byteain' LANGUAGE internal IMMUTABLE STRICT;
+CREATE FUNCTION frozen_raw_sb(cstring) RETURNS scalablebloom AS 'byteain' LANGUAGE internal IMMUTABLE STRICT;
+CREATE FUNCTION frozen_hex(name text, version int) RETURNS text LANGUAGE sql AS $$
+	SELECT '\x' || encode(set_byte(decode(f4, 'base64'), 4, version), 'hex')
+	FROM fz WHERE kind = 'value' AND fz.name = frozen_hex.name $$;
+CREATE TABLE frozen_stored AS
+SELECT v AS version, frozen_raw_bf(frozen_hex('bf_integer_blocked', v)::cstring) AS f,
+       frozen_raw_cb(frozen_hex('cb_classic_4bit', v)::cstring) AS c,
+       frozen_raw_bw(frozen_hex('bw_blocked_4buckets', v)::cstring) AS w,
+       frozen_raw_sb(frozen_hex('sb_grown_blocked', v)::cstring) AS s
+FROM generate_series(1, 2) v;
+SELECT f @> 1::int8 AS f, cbloom_contains(c, 1::int8) AS c,
+       bloom_window_contains(w, 12::int8, '2026-01-01 05:59:59+00') AS w,
+       bloom_contains(s, 1::int8) AS s
+FROM frozen_stored WHERE version = 1;
+SELECT f @> 1::int8 FROM frozen_stored WHERE version = 2;
+SELECT cbloom_contains(c, 1::int8) FROM frozen_stored WHERE version = 2;
+SELECT bloom_window_contains(w, 12::int8, '2026-01-01 05:59:59+00') FROM frozen_stored WHERE version = 2;
+SELECT bloom_contains(s, 1::int8) FROM frozen_stored WHERE version = 2;
+DROP TABLE frozen_stored;
+DROP FUNCTION frozen_raw_bf, frozen_raw_cb, frozen_raw_bw, frozen_raw_sb, frozen_hex;
+
 DROP TABLE fz_value, fz, frozen_raw;
 DROP FUNCTION frozen_text, frozen_bytes, frozen_info, frozen_same, frozen_probe, frozen_final;
 DROP AGGREGATE frozen_auto(anyelement), frozen_resume_s(anyelement), frozen_resume_a(anyelement);
