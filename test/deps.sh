@@ -13,6 +13,7 @@ V=${PGVER:-15}
 MAIN="build-essential postgresql-$V postgresql-server-dev-$V postgresql-common libxxhash-dev"
 TESTS="libipc-run-perl libbloom-dev postgresql-$V-hll python3
 python3-xxhash python3-psycopg python3-pytest
+python3-pip python3-setuptools python3-wheel python3-venv
 clang-14 libclang-rt-14-dev valgrind iproute2"
 
 PKGS=$MAIN

@@ -76,9 +76,19 @@ step "documentation links resolve (test/doc_links.py)" python3 test/doc_links.py
 # exit code 5 (no test collected) fails the step too.
 step "Python client: vectors and server tests (pytest, src/clients/python/tests)" \
 	pg_virtualenv -t env BLOOMFILTER_SERVER_TESTS=require /usr/bin/python3 -m pytest -q -p no:cacheprovider src/clients/python/tests
+# The clients as the packages users install (test/clients_packaged.sh): the
+# wheel and the npm tarball built, installed in a scratch venv / npm project,
+# and the tests run from a copy outside the checkout against what was
+# installed.
+step "Python client as a package: the wheel built offline, installed in a venv, tested from outside the checkout" \
+	pg_virtualenv -t env BLOOMFILTER_SERVER_TESTS=require bash test/clients_packaged.sh python
+step "frozen values: unchanged since written, and make_frozen.py refuses to overwrite them" \
+	python3 test/vectors/frozen/check_frozen.py
 step "Citus for the TAP test (test/citus.sh)" citus
 step "TAP: multi-cluster Bloom-joins, sharding, shipping, version guard" bash test/tap.sh
 step "JavaScript client: vectors, unit tests, against the server (node --test, src/clients/js/test)" bash -c 'cd src/clients/js && npm ci --no-audit --no-fund && pg_virtualenv -t env BLOOMFILTER_SERVER_TESTS=require node --test test/*.test.mjs'
+step "JavaScript client as a package: npm pack, installed in a scratch project, tested from outside the checkout" \
+	pg_virtualenv -t env BLOOMFILTER_SERVER_TESTS=require bash test/clients_packaged.sh js
 
 echo "tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -54,6 +54,8 @@ bloomfilter_view(struct varlena *f, bf_view *v)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("bloomfilter datum is damaged: %zu bytes", len)));
+	bloom_check_stored_version("bloomfilter", (const uint8 *) VARDATA_ANY(f), len,
+							   BF_FORMAT_VERSION);
 	bf_view_of((uint8 *) VARDATA_ANY(f), v);
 	if (bf_check_geometry(v->layout, v->hashes, v->nbits) != BF_OK ||
 		len != bf_buffer_size(v->nbits))

@@ -42,3 +42,19 @@ bloom_report_problem(const bf_problem *p, int sqlstate)
 			 p->hint[0] ? errhint("%s", p->hint) : 0));
 	pg_unreachable();
 }
+
+/*
+ * A stored value of a format version this build does not read
+ * (bloom_check_stored_version): not damage, a newer build's bytes.
+ */
+void
+bloom_report_stored_version(const char *typname, unsigned version, int reads)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("stored %s value has format version %u, which this build of bloomfilter does not read",
+					typname, version),
+			 errdetail("This build reads format version %d.", reads),
+			 errhint("The value was written by a newer bloomfilter: install that version again, or rebuild the value with this one.")));
+	pg_unreachable();
+}

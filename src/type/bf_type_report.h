@@ -21,4 +21,24 @@
  */
 pg_noreturn extern void bloom_report_problem(const bf_problem *p, int sqlstate);
 
+pg_noreturn extern void bloom_report_stored_version(const char *typname,
+												   unsigned version, int reads);
+
+/*
+ * Checks the format version of a stored value (a table's, an index's, a
+ * TOASTed one) before it is read.  Stored bytes were validated by the build
+ * that wrote them, so another version is a newer build's (after a library
+ * downgrade): refused, never read by this build's rules (FORMAT.md,
+ * "Compatibility").  A buffer too short for the field is left to the
+ * caller's length check.
+ */
+static inline void
+bloom_check_stored_version(const char *typname, const uint8 *buf, size_t len,
+						   int reads)
+{
+	if (likely(len < 6 || (buf[4] | (unsigned) buf[5] << 8) == (unsigned) reads))
+		return;
+	bloom_report_stored_version(typname, buf[4] | (unsigned) buf[5] << 8, reads);
+}
+
 #endif							/* BF_REPORT_H */

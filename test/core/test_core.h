@@ -138,6 +138,7 @@ extern void test_window_stream(void);
 extern void test_window_validation(void);
 /* test_vectors.c */
 extern void test_vectors(void);
+extern void test_frozen(void);
 /* test_aggstate.c */
 extern void test_aggstate_layout(void);
 extern void test_aggstate_round_trip(void);

@@ -3,6 +3,13 @@
  * JavaScript. Same bytes, same hashing, same sizing as the server.
  */
 
+/** This client's release, as in its package.json. */
+export declare const CLIENT_VERSION: string;
+/** The format version this client writes (FORMAT.md, "Compatibility"). */
+export declare const FORMAT_VERSION: 1;
+/** The format versions this client reads; a newer one is refused, naming the client release to get. */
+export declare const READ_FORMAT_VERSIONS: readonly number[];
+
 /** Key family codes of the format (FORMAT.md, "Key families"). */
 export declare const Family: Readonly<{
   NONE: 0; INTEGER: 1; FLOAT: 2; NUMERIC: 3; TEXT: 4; BYTEA: 5; UUID: 6;

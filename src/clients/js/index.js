@@ -17,6 +17,30 @@ import {
 
 export { BloomKey, Family };
 
+/** This client's release (package.json's version; a test keeps them equal). */
+export const CLIENT_VERSION = '1.1.0';
+/** The format version this client writes (src/core/FORMAT.md, "Compatibility"). */
+export const FORMAT_VERSION = 1;
+/** The format versions this client reads; a newer one is refused with the release that reads it. */
+export const READ_FORMAT_VERSIONS = Object.freeze([1]);
+
+// the server's other formats: refused, by name
+const OTHER_MAGICS = { BLMW: 'bloomwindow', BLMS: 'scalablebloom', BFAS: 'bloomfilter_aggstate' };
+
+/**
+ * What to do about a format version this client does not read: a newer one
+ * comes with a later minor release (formats change only in minor or major
+ * releases), so it names the next one.
+ */
+function versionDetail(version) {
+  const reads = READ_FORMAT_VERSIONS.join(', ');
+  if (version > Math.max(...READ_FORMAT_VERSIONS)) {
+    const [major, minor] = CLIENT_VERSION.split('.').map(Number);
+    return `format version ${version} needs bloomfilter client ${major}.${minor + 1} or later; this client (${CLIENT_VERSION}) reads format version ${reads}`;
+  }
+  return `format version ${version} was never written; this client (${CLIENT_VERSION}) reads format version ${reads}`;
+}
+
 const HEADER = 52;
 const OFF_VERSION = 4;
 const OFF_LAYOUT = 6;
@@ -198,7 +222,7 @@ export class BloomFilter {
     const buf = new Uint8Array(HEADER + nbits / 8);
     const dv = new DataView(buf.buffer);
     buf.set([0x42, 0x4c, 0x4d, 0x46]);
-    dv.setUint16(OFF_VERSION, 1, true);
+    dv.setUint16(OFF_VERSION, FORMAT_VERSION, true);
     buf[OFF_LAYOUT] = layout;
     buf[OFF_HASHES] = hashes;
     dv.setBigUint64(OFF_SEED, seed, true);
@@ -620,7 +644,7 @@ export class BloomFilter {
       fill_ratio: set / this._nbits,
       est_cardinality: this.cardinality(),
       est_fpr: this.fpr(),
-      format_version: 1,
+      format_version: FORMAT_VERSION,
     };
   }
 
@@ -694,11 +718,12 @@ function validate(buf) {
     if (buf[0] === 0x42 && buf[1] === 0x4c && buf[2] === 0x4d && buf[3] === 0x43) {
       throw new BloomFilterError('magic', 'invalid bloomfilter: this is a counting Bloom filter (magic "BLMC"), not a bloomfilter');
     }
-    fail('magic');
+    const other = OTHER_MAGICS[String.fromCharCode(buf[0], buf[1], buf[2], buf[3])];
+    fail('magic', other && `the bytes are a ${other} (magic "${String.fromCharCode(buf[0], buf[1], buf[2], buf[3])}"); this client reads bloomfilter values only`);
   }
   const dv = new DataView(buf.buffer, buf.byteOffset, len);
   const version = dv.getUint16(OFF_VERSION, true);
-  if (version !== 1) fail('version', `the format version is ${version}; this client reads version 1`);
+  if (!READ_FORMAT_VERSIONS.includes(version)) fail('version', versionDetail(version));
   if (len < HEADER) fail('truncated', `a bloomfilter takes at least ${HEADER} bytes; ${len} bytes were given`);
   const layout = buf[OFF_LAYOUT];
   if (layout !== 1 && layout !== 2) fail('layout', `the layout byte is ${layout}; 1 is classic and 2 is blocked`);

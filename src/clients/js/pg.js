@@ -2,7 +2,7 @@
 // (text and binary results), and BloomFilter objects sent as parameters.
 //
 //   import pg from 'pg';
-//   import { registerBloomFilter } from 'bloomfilter/pg';
+//   import { registerBloomFilter } from 'pg-bloomfilter/pg';
 //   const client = new pg.Client(); await client.connect();
 //   await registerBloomFilter(client);
 //   const { rows } = await client.query('SELECT bloom_agg(id) AS f FROM t');

@@ -7,7 +7,7 @@ the same keys gives the bytes of bloom_add_all(bloom_empty(...), keys).
 from ._errors import (BloomFilterError, FamilyMismatchError,
                       IncompatibleFiltersError, InvalidArgumentError,
                       InvalidFilterError, UnsupportedKeyError)
-from ._filter import BloomFilter
+from ._filter import FORMAT_VERSION, READ_FORMAT_VERSIONS, BloomFilter
 from ._keys import float4, key_bytes
 
 
@@ -20,8 +20,9 @@ def register_bloomfilter(conn, typename="bloomfilter"):
 
 
 __all__ = [
+    "FORMAT_VERSION", "READ_FORMAT_VERSIONS",
     "BloomFilter", "BloomFilterError", "FamilyMismatchError",
     "IncompatibleFiltersError", "InvalidArgumentError", "InvalidFilterError",
     "UnsupportedKeyError", "float4", "key_bytes", "register_bloomfilter",
 ]
-__version__ = "1.0.0"
+__version__ = "1.1.0"

@@ -17,7 +17,11 @@ from ._sizing import (BLOCK_BITS, LAYOUT_BLOCKED, LAYOUT_CLASSIC, MAX_HASHES,
                       MAX_NBITS, MIN_HASHES, size_for)
 
 HEADER_SIZE = 52
+# The format version this client writes, and the versions it reads
+# (src/core/FORMAT.md, "Compatibility"): a newer one is refused with the
+# client release that reads it.
 FORMAT_VERSION = 1
+READ_FORMAT_VERSIONS = (1,)
 MAGIC = b"BLMF"
 OFF_CHECKSUM = 44
 
@@ -64,6 +68,25 @@ def checksum(header, bits):
     return h.intdigest()
 
 
+# the server's other formats: refused, by name
+_OTHER_MAGICS = {b"BLMW": "bloomwindow", b"BLMS": "scalablebloom",
+                 b"BFAS": "bloomfilter_aggstate"}
+
+
+def _version_detail(version):
+    """What to do about a format version this client does not read: a newer
+    one comes with a later minor release (FORMAT.md: formats change only in
+    minor or major releases), so it names the next one."""
+    from . import __version__ as client     # the package is loaded by now
+    reads = ", ".join(str(v) for v in READ_FORMAT_VERSIONS)
+    if version > max(READ_FORMAT_VERSIONS):
+        major, minor = (int(x) for x in client.split(".")[:2])
+        return ("format version %d needs bloomfilter client %d.%d or later; this client (%s) "
+                "reads format version %s" % (version, major, minor + 1, client, reads))
+    return ("format version %d was never written; this client (%s) reads format version %s"
+            % (version, client, reads))
+
+
 def _status(message, detail=None, sqlstate=None):
     return InvalidFilterError("invalid bloomfilter: " + message, detail, sqlstate)
 
@@ -79,12 +102,14 @@ def validate(buf, sqlstate=None):
         if bytes(buf[0:4]) == b"BLMC":
             raise _status("this is a counting Bloom filter (magic \"BLMC\"), not a bloomfilter",
                           None, sqlstate)
-        raise _status("the buffer does not start with the bloomfilter magic \"BLMF\"", None, sqlstate)
+        other = _OTHER_MAGICS.get(bytes(buf[0:4]))
+        raise _status("the buffer does not start with the bloomfilter magic \"BLMF\"",
+                      None if other is None else
+                      "The bytes are a %s (magic \"%s\"); this client reads bloomfilter values only."
+                      % (other, bytes(buf[0:4]).decode("ascii")), sqlstate)
     version = buf[4] | (buf[5] << 8)
-    if version != FORMAT_VERSION:
-        raise _status("the format version is not one this build reads",
-                      "The filter has format version %d; this build of bloomfilter reads version %d."
-                      % (version, FORMAT_VERSION), sqlstate)
+    if version not in READ_FORMAT_VERSIONS:
+        raise _status("the format version is not one this build reads", _version_detail(version), sqlstate)
     if n < HEADER_SIZE:
         raise _status("the buffer is shorter than a bloomfilter header",
                       "A bloomfilter takes at least 52 bytes; %d bytes were given." % n, sqlstate)
