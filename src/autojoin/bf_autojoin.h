@@ -1,6 +1,6 @@
 /*
  * autojoin/bf_autojoin.h
- *		Declarations shared by the four files of automatic Bloom-joins
+ *		Declarations shared by the five files of automatic Bloom-joins
  *		(bloomfilter.join_pushdown):
  *
  *		autojoin/bf_autojoin_hook.c		the join_search_hook (once per query level), the
@@ -12,16 +12,21 @@
  *							the probe clause, and the foreign relation's (and
  *							partitioned parent's) size and paths redone;
  *							what a filter's subquery may hold;
- *		autojoin/bf_autojoin_size.c	the remote size of a foreign table never analyzed;
+ *		autojoin/bf_autojoin_size.c	the remote size of a foreign table never analyzed:
+ *							the lookup's bound and its cache;
+ *		autojoin/bf_autojoin_remote.c	the lookup itself, over a connection of its own:
+ *							the remote's size, bloomfilter's schema there and
+ *							the columns' types;
  *		autojoin/bf_autojoin_guard.c	whether a lookup may use a connection now (no
  *							query with asynchronous foreign scans running).
  *
- * Calls go one way: autojoin/bf_autojoin_hook.c -> autojoin/bf_autojoin_plan.c -> autojoin/bf_autojoin_size.c
- * -> autojoin/bf_autojoin_guard.c (autojoin/bf_autojoin_hook.c also installs the guard's executor
- * hooks).
+ * Calls go one way: autojoin/bf_autojoin_hook.c -> autojoin/bf_autojoin_plan.c
+ * -> autojoin/bf_autojoin_size.c -> autojoin/bf_autojoin_remote.c and
+ * autojoin/bf_autojoin_guard.c (autojoin/bf_autojoin_hook.c also installs the
+ * guard's executor hooks).
  */
-#ifndef BF_JOIN_PUSHDOWN_H
-#define BF_JOIN_PUSHDOWN_H
+#ifndef BF_AUTOJOIN_H
+#define BF_AUTOJOIN_H
 
 #include "key/bf_key.h"
 
@@ -211,4 +216,4 @@ extern void bloom_autojoin_guard_install(void);
 /* Is such a query started and not ended (no lookup then)? */
 extern bool bloom_autojoin_async_running(void);
 
-#endif							/* BF_JOIN_PUSHDOWN_H */
+#endif							/* BF_AUTOJOIN_H */

@@ -6,8 +6,8 @@
  * hint and class); this reporter chooses the SQLSTATE by the class, so
  * every type's errors read alike.
  */
-#ifndef BF_REPORT_H
-#define BF_REPORT_H
+#ifndef BF_TYPE_REPORT_H
+#define BF_TYPE_REPORT_H
 
 #include "bloomfilter.h"
 
@@ -21,4 +21,4 @@
  */
 pg_noreturn extern void bloom_report_problem(const bf_problem *p, int sqlstate);
 
-#endif							/* BF_REPORT_H */
+#endif							/* BF_TYPE_REPORT_H */
