@@ -83,13 +83,18 @@ test/core/test_core: $(TEST_CORE_SRCS) test/core/test_core.h $(CORE_SRCS) $(CORE
 test/core/test_core_noavx2: $(TEST_CORE_SRCS) test/core/test_core.h $(CORE_SRCS) $(CORE_HDRS)
 	$(CORE_CC) $(CORE_CFLAGS) -DBF_NO_AVX2 -o $@ $(TEST_CORE_SRCS) $(CORE_SRCS) -lm
 
-# the two rules of src/README.md: the core has no PostgreSQL header, and no
-# file but src/bf_compat.h tests PG_VERSION_NUM
+# the rules of src/README.md: the core has no PostgreSQL header, no file
+# but src/bf_compat.h tests PG_VERSION_NUM, and every header's include
+# guard is its file name in capitals (bf_agg_type.h: BF_AGG_TYPE_H)
 .PHONY: check-rules
 check-rules:
 	@! grep -rnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"](postgres|postgres_ext|fmgr|funcapi|miscadmin|pgstat|c)\.h|^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"](access|catalog|commands|executor|lib|libpq|mb|nodes|optimizer|parser|storage|tcop|utils|varatt)/' src/core || { echo "check-rules: src/core includes a PostgreSQL header (above)"; exit 1; }
 	@! grep -rn 'PG_VERSION_NUM' src --include='*.c' --include='*.h' | grep -v '^src/bf_compat.h:' || { echo "check-rules: PG_VERSION_NUM tested outside src/bf_compat.h (above)"; exit 1; }
-	@echo "check-rules: the core has no PostgreSQL header; version tests only in src/bf_compat.h"
+	@for h in $$(find src -name '*.h' -not -path 'src/clients/*'); do \
+		g=$$(basename $$h | tr 'a-z.' 'A-Z_'); \
+		grep -q "^#ifndef $$g$$" $$h && grep -q "^#define $$g$$" $$h || { echo "check-rules: $$h: include guard is not $$g"; exit 1; }; \
+	done
+	@echo "check-rules: the core has no PostgreSQL header; version tests only in src/bf_compat.h; include guards named after their files"
 
 .PHONY: check-core
 check-core: check-rules test/core/test_core test/core/test_core_noavx2
@@ -112,4 +117,3 @@ EXTRA_CLEAN = test/core/test_core test/core/test_core_noavx2
 installcheck-valgrind:
 	REGRESS="$(REGRESS)" PG_CONFIG="$(PG_CONFIG)" bash test/valgrind.sh
 
-# the headers of the reporter and of the scalablebloom glue files, as above

@@ -8,8 +8,8 @@
  * Macros that call a PostgreSQL function expand where they are used, so
  * the file using one includes that function's header as before.
  */
-#ifndef BLOOMFILTER_COMPAT_H
-#define BLOOMFILTER_COMPAT_H
+#ifndef BF_COMPAT_H
+#define BF_COMPAT_H
 
 #include "postgres.h"
 
@@ -201,4 +201,4 @@ bf_copy_rte_permissions(RangeTblEntry *rte, Query *from, Query *to)
 #define bf_vacuum_delay_point() vacuum_delay_point()
 #endif
 
-#endif							/* BLOOMFILTER_COMPAT_H */
+#endif							/* BF_COMPAT_H */

@@ -111,9 +111,10 @@ extern bytea *bloom_type_to_bytea(const BloomTypeIO *t, struct varlena *d);
 extern struct varlena *bloom_type_from_bytea(const BloomTypeIO *t, bytea *b);
 
 /*
- * The six SQL entry points of a type's I/O and bytea casts, prefix_in,
- * prefix_out, prefix_recv, prefix_send, prefix_to_bytea and
- * prefix_from_bytea, served by the BloomTypeIO io.
+ * The four SQL entry points of a type's I/O, prefix_in, prefix_out,
+ * prefix_recv and prefix_send, served by the BloomTypeIO io; with
+ * BLOOM_TYPE_BYTEA_CASTS, the two of its bytea casts, prefix_to_bytea and
+ * prefix_from_bytea (bloomfilter_aggstate has no such casts).
  */
 #define BLOOM_TYPE_IO_FUNCTIONS(prefix, io) \
 PG_FUNCTION_INFO_V1(prefix##_in); \
@@ -139,7 +140,8 @@ Datum \
 prefix##_send(PG_FUNCTION_ARGS) \
 { \
 	PG_RETURN_BYTEA_P(bloom_type_send(&(io), PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0)))); \
-} \
+}
+#define BLOOM_TYPE_BYTEA_CASTS(prefix, io) \
 PG_FUNCTION_INFO_V1(prefix##_to_bytea); \
 Datum \
 prefix##_to_bytea(PG_FUNCTION_ARGS) \

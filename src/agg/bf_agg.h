@@ -6,8 +6,8 @@
  * The state's two phases and why the bytes agree whatever the plan are
  * described at the top of agg/bf_agg_entry.c.
  */
-#ifndef BF_AGG_STATE_H
-#define BF_AGG_STATE_H
+#ifndef BF_AGG_H
+#define BF_AGG_H
 
 #include "key/bf_key.h"
 
@@ -132,4 +132,4 @@ extern BloomAggState *bfagg_state_copy(MemoryContext aggctx, BloomAggState *s);
 extern void bfagg_auto_combine(MemoryContext aggctx, BloomAggState *s1,
 							   BloomAggState *s2);
 
-#endif							/* BF_AGG_STATE_H */
+#endif							/* BF_AGG_H */

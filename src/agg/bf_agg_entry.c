@@ -1,8 +1,9 @@
 /*
  * agg/bf_agg_entry.c
  *		Aggregates: bloom_agg (self-sizing or explicitly sized),
- *		bloom_union_agg and bloom_intersect_agg, with the combine function
- *		and the encoding of their partial states (parallel plans, Citus).
+ *		bloom_union_agg and bloom_intersect_agg, with their transition,
+ *		combine and final functions (their partial states' encoding is in
+ *		agg/bf_agg_encode.c).
  *
  * The transition state is a struct updated in place, inside a
  * bloomfilter_aggstate expanded object (src/agg/bf_agg_type.c): returning

@@ -26,10 +26,6 @@
 
 #include "utils/memutils.h"
 
-PG_FUNCTION_INFO_V1(bloomfilter_aggstate_in);
-PG_FUNCTION_INFO_V1(bloomfilter_aggstate_out);
-PG_FUNCTION_INFO_V1(bloomfilter_aggstate_recv);
-PG_FUNCTION_INFO_V1(bloomfilter_aggstate_send);
 PG_FUNCTION_INFO_V1(bloomfilter_aggstate_serialize);
 PG_FUNCTION_INFO_V1(bloomfilter_aggstate_deserialize);
 
@@ -310,31 +306,7 @@ static const BloomTypeIO aggstate_io = {
 	"bloomfilter_aggstate", aggstate_from_bytes, aggstate_check, aggstate_seal
 };
 
-Datum
-bloomfilter_aggstate_in(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_POINTER(bloom_type_in(&aggstate_io, PG_GETARG_CSTRING(0)));
-}
-
-Datum
-bloomfilter_aggstate_out(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_CSTRING(bloom_type_out(&aggstate_io,
-									 PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0))));
-}
-
-Datum
-bloomfilter_aggstate_recv(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_POINTER(bloom_type_recv(&aggstate_io, (StringInfo) PG_GETARG_POINTER(0)));
-}
-
-Datum
-bloomfilter_aggstate_send(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BYTEA_P(bloom_type_send(&aggstate_io,
-									  PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0))));
-}
+BLOOM_TYPE_IO_FUNCTIONS(bloomfilter_aggstate, aggstate_io)
 
 /* ---- the polymorphic aggregates: the same object under internal ---- */
 

@@ -13,8 +13,8 @@
  * leaves the aggregate: a parallel worker's partial state, a Citus
  * worker's (through the type's output or send function).
  */
-#ifndef BF_AGGSTATE_TYPE_H
-#define BF_AGGSTATE_TYPE_H
+#ifndef BF_AGG_TYPE_H
+#define BF_AGG_TYPE_H
 
 #include "key/bf_key.h"
 
@@ -134,4 +134,4 @@ extern void *sbloom_union_decode(const uint8 *data, size_t len, bool own);
  */
 extern BloomKeyType *bfas_key_type(BfasState *e, FunctionCallInfo fcinfo, int argno);
 
-#endif							/* BF_AGGSTATE_TYPE_H */
+#endif							/* BF_AGG_TYPE_H */

@@ -13,17 +13,22 @@
  *							partitioned parent's) size and paths redone;
  *		autojoin/bf_autojoin_quals.c	what a filter's subquery may hold: the other
  *							side's restrictions that cannot raise an ERROR;
- *		autojoin/bf_autojoin_size.c	the remote size of a foreign table never analyzed;
+ *		autojoin/bf_autojoin_size.c	the remote size of a foreign table never analyzed:
+ *							the lookup's bound and its cache;
+ *		autojoin/bf_autojoin_remote.c	the lookup itself, over a connection of its own:
+ *							the remote's size, bloomfilter's schema there and
+ *							the columns' types;
  *		autojoin/bf_autojoin_guard.c	whether a lookup may use a connection now (no
  *							query with asynchronous foreign scans running).
  *
- * Calls go one way: autojoin/bf_autojoin_hook.c -> autojoin/bf_autojoin_plan.c -> autojoin/bf_autojoin_size.c
- * -> autojoin/bf_autojoin_guard.c (autojoin/bf_autojoin_hook.c also installs the guard's executor
- * hooks); the hook and the plan both call autojoin/bf_autojoin_quals.c, which calls
- * nothing of the others.
+ * Calls go one way: autojoin/bf_autojoin_hook.c -> autojoin/bf_autojoin_plan.c
+ * -> autojoin/bf_autojoin_size.c -> autojoin/bf_autojoin_remote.c and
+ * autojoin/bf_autojoin_guard.c (autojoin/bf_autojoin_hook.c also installs the
+ * guard's executor hooks); the hook and the plan both call
+ * autojoin/bf_autojoin_quals.c, which calls nothing of the others.
  */
-#ifndef BF_JOIN_PUSHDOWN_H
-#define BF_JOIN_PUSHDOWN_H
+#ifndef BF_AUTOJOIN_H
+#define BF_AUTOJOIN_H
 
 #include "key/bf_key.h"
 
@@ -228,4 +233,4 @@ extern void bloom_autojoin_guard_install(void);
 /* Is such a query started and not ended (no lookup then)? */
 extern bool bloom_autojoin_async_running(void);
 
-#endif							/* BF_JOIN_PUSHDOWN_H */
+#endif							/* BF_AUTOJOIN_H */

@@ -8,9 +8,10 @@
  * executor and transaction hooks at load.  Nothing here calls back into
  * either.
  *
- * Since issue #27 the lookup uses a connection of its own
- * (autojoin/bf_autojoin_remote.c), never postgres_fdw's, so what follows no longer
- * protects a connection: the rule is kept as caution (and TAP 018 tests it).
+ * The lookup now uses a connection of its own (autojoin/bf_autojoin_remote.c),
+ * never postgres_fdw's, so what follows no longer protects a connection: the
+ * rule is kept as caution (test/t/012_autojoin_lookup.pl tests it, with
+ * asynchronous foreign scans in flight).
  */
 #include "bloomfilter.h"
 

@@ -6,8 +6,8 @@
  *		types whose equality cannot be hashed), key/bf_keybytes.c, which writes
  *		the bytes, and key/bf_encode.c, which gives a call its key type.
  */
-#ifndef BF_KEYENC_H
-#define BF_KEYENC_H
+#ifndef BF_KEY_ENCODING_H
+#define BF_KEY_ENCODING_H
 
 #include "key/bf_key.h"
 
@@ -137,4 +137,4 @@ extern uint64 bloom_double_bits(double d);
 /* Whether text bytes of this database are hashed as they are. */
 extern bool bloom_db_text_is_utf8(void);
 
-#endif							/* BF_KEYENC_H */
+#endif							/* BF_KEY_ENCODING_H */

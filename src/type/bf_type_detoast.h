@@ -42,8 +42,8 @@
  * a family mismatch, out of memory) leaves a cache that finds no value
  * the same, never half of another value's state.
  */
-#ifndef BF_DETOAST_CACHE_H
-#define BF_DETOAST_CACHE_H
+#ifndef BF_TYPE_DETOAST_H
+#define BF_TYPE_DETOAST_H
 
 #include "postgres.h"
 
@@ -211,4 +211,4 @@ bf_detoast_cache_fetch(BfDetoastCache *c, Datum d)
 	return f;
 }
 
-#endif							/* BF_DETOAST_CACHE_H */
+#endif							/* BF_TYPE_DETOAST_H */

@@ -4,8 +4,8 @@
  *		of a union, a filter pushed past its capacity, a bloomwindow key
  *		stamped ahead of the present.
  */
-#ifndef BF_EDGES_H
-#define BF_EDGES_H
+#ifndef BF_TYPE_EDGES_H
+#define BF_TYPE_EDGES_H
 
 #include "bloomfilter.h"
 
@@ -67,4 +67,4 @@ extern void bloom_window_warn_overfull_bucket(const bfw_view *w, int64 b);
 extern int64 bloom_window_bucket_for_add(const bfw_view *w, int64 b,
 										 int64 newest, TimestampTz t);
 
-#endif							/* BF_EDGES_H */
+#endif							/* BF_TYPE_EDGES_H */

@@ -6,8 +6,8 @@
  * hint and class); this reporter chooses the SQLSTATE by the class, so
  * every type's errors read alike.
  */
-#ifndef BF_REPORT_H
-#define BF_REPORT_H
+#ifndef BF_TYPE_REPORT_H
+#define BF_TYPE_REPORT_H
 
 #include "bloomfilter.h"
 
@@ -41,4 +41,4 @@ bloom_check_stored_version(const char *typname, const uint8 *buf, size_t len,
 	bloom_report_stored_version(typname, buf[4] | (unsigned) buf[5] << 8, reads);
 }
 
-#endif							/* BF_REPORT_H */
+#endif							/* BF_TYPE_REPORT_H */

@@ -131,6 +131,7 @@ static const BloomTypeIO bloomwindow_io = {
 /* ---- type I/O: as bloomfilter, base64 of the portable bytes ---- */
 
 BLOOM_TYPE_IO_FUNCTIONS(bloomwindow, bloomwindow_io)
+BLOOM_TYPE_BYTEA_CASTS(bloomwindow, bloomwindow_io)
 
 /* ---- arguments ---- */
 

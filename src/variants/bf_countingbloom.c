@@ -141,6 +141,7 @@ static const BloomTypeIO countingbloom_io = {
 /* ---- type I/O and the bytea casts ---- */
 
 BLOOM_TYPE_IO_FUNCTIONS(countingbloom, countingbloom_io)
+BLOOM_TYPE_BYTEA_CASTS(countingbloom, countingbloom_io)
 
 /* ---- constructors ---- */
 

@@ -122,6 +122,7 @@ static const BloomTypeIO scalablebloom_io = {
 /* ---- type I/O: as bloomfilter, base64 of the portable bytes ---- */
 
 BLOOM_TYPE_IO_FUNCTIONS(scalablebloom, scalablebloom_io)
+BLOOM_TYPE_BYTEA_CASTS(scalablebloom, scalablebloom_io)
 
 /* ---- building ---- */
 

@@ -1,11 +1,12 @@
 /*
  * variants/bf_variants.h
- *		What bf_scalable.c offers the other scalablebloom glue file
- *		(variants/bf_scalablebloom_union.c): a container decoded from a datum, and the
- *		ways to get one.
+ *		What variants/bf_scalablebloom.c offers the other scalablebloom glue
+ *		file (variants/bf_scalablebloom_union.c): a container decoded from a
+ *		datum, and the ways to get one (the core's src/core/bf_scalable.c
+ *		validates and walks the bytes).
  */
-#ifndef BF_SBLOOM_H
-#define BF_SBLOOM_H
+#ifndef BF_VARIANTS_H
+#define BF_VARIANTS_H
 
 #include "bloomfilter.h"
 
@@ -35,4 +36,4 @@ extern void sbloom_decode(struct varlena *d, Sbloom *s);
 /* Argument n, detoasted (read-only), decoded. */
 extern void sbloom_getarg(FunctionCallInfo fcinfo, int n, Sbloom *s);
 
-#endif							/* BF_SBLOOM_H */
+#endif							/* BF_VARIANTS_H */

@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # Benchmark of the bloomslice access method (bloomfilter_slice_ops) against
-# a sequential scan, the GiST operator class and (at the smaller scales)
-# the GIN operator class, in the same run: "which stored filters may
+# a sequential scan and the GiST operator class, in the same run: "which stored filters may
 # contain key x" (f @> x) and "which are supersets of q" (f @>> q), with
 # index sizes, build times, the cost of single-row inserts (median, 99th
 # percentile, largest: the one that moves the pending area into blocks)
@@ -30,10 +29,6 @@
 #   SLICE_BENCH_SUPER    superset queries per round (default 10)
 #   SLICE_BENCH_ROUNDS   timed rounds, after one warm-up round (default 3)
 #   SLICE_BENCH_CASES    "a b" (default) or one of them
-#   SLICE_BENCH_GIN_MAX  largest scale GIN is built at, when the installed
-#                        extension still has bloomfilter_gin_ops (builds before
-#                        its removal; default 20000: a GIN build took 60 to
-#                        690 s at 100,000 filters)
 #   SLICE_BENCH_INSERTS  single-row inserts timed (default 4000)
 #
 # Tables (n filters each): case a, one geometry: bloom_agg(k, 1000, 0.01)
@@ -75,7 +70,6 @@ nkeys=${SLICE_BENCH_KEYS:-50}
 nsuper=${SLICE_BENCH_SUPER:-10}
 rounds=${SLICE_BENCH_ROUNDS:-3}
 cases=${SLICE_BENCH_CASES:-a b}
-gin_max=${SLICE_BENCH_GIN_MAX:-20000}
 ninserts=${SLICE_BENCH_INSERTS:-4000}
 db=slice_bench
 
@@ -134,7 +128,7 @@ BEGIN
 	IF variant = 'seq' THEN
 		RETURN;
 	END IF;
-	FOREACH v IN ARRAY ARRAY['gist', 'gin', 'slice'] LOOP
+	FOREACH v IN ARRAY ARRAY['gist', 'slice'] LOOP
 		IF v <> split_part(variant, '+', 1) THEN
 			EXECUTE format('DROP INDEX IF EXISTS %I', tab || '_' || v);
 		END IF;
@@ -161,7 +155,7 @@ BEGIN
 END $$;
 
 -- run_queries(tab, variant, kind, round, queries): each query under the
--- plan of variant (seq, gist or gin), timed; the other index of the table
+-- plan of variant (seq, gist or slice), timed; the other index of the table
 -- is dropped for the index variants (the caller rolls the drop back, so
 -- the rows of results come back as json, to be inserted after that).
 CREATE FUNCTION run_queries(scale int, tcase text, tab text, variant text,
@@ -259,18 +253,6 @@ BEGIN
 	INSERT INTO builds SELECT $n, '$c', 'gist', extract(epoch FROM clock_timestamp() - t0),
 		pg_relation_size('${t}_gist') / 1048576.0, (SELECT mb FROM tsize);
 END \$\$;
-\echo '   CREATE INDEX (GIN)'
-DO \$\$
-DECLARE t0 timestamptz := clock_timestamp();
-BEGIN
-	IF NOT EXISTS (SELECT FROM pg_opclass WHERE opcname = 'bloomfilter_gin_ops') OR $n > $gin_max THEN
-		RAISE NOTICE 'GIN skipped (no bloomfilter_gin_ops, or more filters than SLICE_BENCH_GIN_MAX)';
-		RETURN;
-	END IF;
-	CREATE INDEX ${t}_gin ON $t USING gin (f);
-	INSERT INTO builds SELECT $n, '$c', 'gin', extract(epoch FROM clock_timestamp() - t0),
-		pg_relation_size('${t}_gin') / 1048576.0, (SELECT mb FROM tsize);
-END \$\$;
 \echo '   CREATE INDEX (bloomslice)'
 DO \$\$
 DECLARE t0 timestamptz := clock_timestamp();
@@ -286,13 +268,11 @@ SELECT CASE WHEN sum(index_mb) + max(table_mb) > pg_size_bytes(current_setting('
 FROM builds WHERE scale = $n AND tcase = '$c';
 
 -- warm the caches
-SELECT sum(pg_prewarm(c)) >= 0 AS prewarmed FROM unnest(ARRAY['$t'::regclass, '${t}_gist', '${t}_slice']
-	|| coalesce((SELECT ARRAY[oid::regclass] FROM pg_class WHERE relname = '${t}_gin'), '{}')) c
+SELECT sum(pg_prewarm(c)) >= 0 AS prewarmed FROM unnest(ARRAY['$t'::regclass, '${t}_gist', '${t}_slice']) c
 	\gset
 SELECT sum(pg_prewarm(reltoastrelid)) >= 0 AS prewarmed FROM pg_class WHERE relname = '$t' AND reltoastrelid <> 0 \gset
 SQL
-		variants=$(psql -X -At -d "$db" -c "SELECT string_agg(v, ' ' ORDER BY array_position(ARRAY['seq','gist','gin','slice','slice+bitmap'], v)) FROM unnest(ARRAY['seq', 'gist', 'gin', 'slice', 'slice+bitmap']) v WHERE v <> 'gin' OR to_regclass('${t}_gin') IS NOT NULL")
-		read -r -a vs <<<"$variants"
+		vs=(seq gist slice slice+bitmap)
 		script=$(mktemp)
 		{
 			echo '\set ON_ERROR_STOP 1'
@@ -364,9 +344,7 @@ psql_run -d "$db" <<SQL
 \echo '== sizes and build times (table: pg_total_relation_size before any index; index: pg_relation_size)'
 SELECT scale AS filters, tcase AS "case", round(max(table_mb)::numeric, 1) AS "table MB",
 	round(max(index_mb) FILTER (WHERE variant = 'gist')::numeric, 1) AS "GiST MB",
-	round(max(index_mb) FILTER (WHERE variant = 'gin')::numeric, 1) AS "GIN MB",
 	round(max(build_s) FILTER (WHERE variant = 'gist')::numeric, 1) AS "GiST build s",
-	round(max(build_s) FILTER (WHERE variant = 'gin')::numeric, 1) AS "GIN build s",
 	round(max(index_mb) FILTER (WHERE variant = 'slice')::numeric, 1) AS "slice MB",
 	round(max(build_s) FILTER (WHERE variant = 'slice')::numeric, 2) AS "slice build s",
 	round((max(build_s) FILTER (WHERE variant = 'slice') / max(build_s) FILTER (WHERE variant = 'gist'))::numeric, 2) AS "slice/GiST build"
@@ -382,18 +360,15 @@ SELECT s.scale AS filters, s.tcase AS "case", s.kind AS query, s.queries,
 	round(s.rows_per_round / s.queries, 1) AS "rows/query",
 	round(s.med::numeric, 2) AS "seq ms",
 	round(g.med::numeric, 2) AS "GiST ms",
-	round(n.med::numeric, 2) AS "GIN ms",
 	round(b.med::numeric, 3) AS "slice ms",
 	round(bb.med::numeric, 3) AS "slice bitmap ms",
 	round(p.med::numeric, 3) AS "slice+pending ms",
 	round((g.med / s.med)::numeric, 3) AS "GiST/seq",
-	round((n.med / s.med)::numeric, 3) AS "GIN/seq",
 	round((b.med / s.med)::numeric, 4) AS "slice/seq",
 	round((bb.med / s.med)::numeric, 4) AS "slice bitmap/seq",
 	round((p.med / s.med)::numeric, 4) AS "slice+pending/seq"
 FROM m s
 LEFT JOIN m g ON (g.scale, g.tcase, g.kind, g.variant) = (s.scale, s.tcase, s.kind, 'gist')
-LEFT JOIN m n ON (n.scale, n.tcase, n.kind, n.variant) = (s.scale, s.tcase, s.kind, 'gin')
 LEFT JOIN m b ON (b.scale, b.tcase, b.kind, b.variant) = (s.scale, s.tcase, s.kind, 'slice')
 LEFT JOIN m bb ON (bb.scale, bb.tcase, bb.kind, bb.variant) = (s.scale, s.tcase, s.kind, 'slice+bitmap')
 LEFT JOIN m p ON (p.scale, p.tcase, p.kind, p.variant) = (s.scale, s.tcase, s.kind || '+pending', 'slice+pending')
@@ -407,7 +382,6 @@ m AS (SELECT scale, tcase, kind, variant, percentile_cont(0.5) WITHIN GROUP (ORD
 SELECT scale AS filters, tcase AS "case", kind AS query,
 	round(max(med) FILTER (WHERE variant = 'seq')::numeric, 1) AS "seq ms",
 	round(max(med) FILTER (WHERE variant = 'gist')::numeric, 1) AS "GiST ms",
-	round(max(med) FILTER (WHERE variant = 'gin')::numeric, 1) AS "GIN ms",
 	round(max(med) FILTER (WHERE variant = 'slice')::numeric, 2) AS "slice ms",
 	round(max(med) FILTER (WHERE variant = 'slice+bitmap')::numeric, 2) AS "slice bitmap ms",
 	round(max(med) FILTER (WHERE variant = 'slice+pending')::numeric, 2) AS "slice+pending ms"

@@ -10,8 +10,8 @@
  * the consistent function, and gbloom_contains, the operator of the index
  * condition.
  */
-#ifndef BF_GBLOOM_H
-#define BF_GBLOOM_H
+#ifndef BF_GIST_INDEX_H
+#define BF_GIST_INDEX_H
 
 #include "index/bf_index.h"
 #include "nodes/pathnodes.h"
@@ -205,4 +205,4 @@ extern void gbloom_costestimate(PlannerInfo *root, IndexPath *path,
 								Selectivity *indexSelectivity,
 								double *indexCorrelation, double *indexPages);
 
-#endif							/* BF_GBLOOM_H */
+#endif							/* BF_GIST_INDEX_H */

@@ -34,8 +34,8 @@
  *
  * Every change goes through generic WAL (at most four pages a record).
  */
-#ifndef BF_SLICE_PRIVATE_H
-#define BF_SLICE_PRIVATE_H
+#ifndef BF_SLICE_INDEX_H
+#define BF_SLICE_INDEX_H
 
 #include "key/bf_key.h"
 
@@ -268,4 +268,4 @@ extern IndexBulkDeleteResult *bs_bulkdelete(IndexVacuumInfo *info,
 extern IndexBulkDeleteResult *bs_vacuumcleanup(IndexVacuumInfo *info,
 											   IndexBulkDeleteResult *stats);
 
-#endif							/* BF_SLICE_PRIVATE_H */
+#endif							/* BF_SLICE_INDEX_H */
