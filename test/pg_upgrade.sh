@@ -7,7 +7,7 @@
 #
 # Usage (as root, where both majors are installed in Debian's layout,
 # /usr/lib/postgresql/NN, with their server-dev packages: test/chroot.sh
-# runs it in its chroots, `bash test/chroot.sh pg_upgrade SUITE`):
+# runs it in its chroots: `bash test/chroot.sh test SUITE pg_upgrade`):
 #   bash test/pg_upgrade.sh OLD NEW
 # Environment: PGU_BUILD, the majors to build and install bloomfilter for
 # from this checkout (default "OLD NEW"; the test stage of test/chroot.sh
@@ -18,7 +18,9 @@
 # bloomfilter VERSION '1.0' ran (so that update_extensions.sql updates
 # it), and cur, at the default version.  Both get test/pg_upgrade/setup.sql.
 # Each step prints "=== pg_upgrade OLD->NEW: ...: ok" or "...: FAILED" as
-# the other CI steps do; the first failure ends the run.
+# the other CI steps do; the first failure ends the run.  Exit status: 0
+# passed, 1 failed, 3 not tested (a line "pg_upgrade OLD->NEW: not tested
+# (reason)" says why).
 set -uo pipefail
 
 [ $# = 2 ] || { sed -n '2,/^set -uo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//' >&2; exit 2; }
@@ -28,7 +30,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 oldbin=/usr/lib/postgresql/$old/bin
 newbin=/usr/lib/postgresql/$new/bin
 pair="pg_upgrade $old->$new"
-build=${PGU_BUILD:-$old $new}
+build=${PGU_BUILD-$old $new}
 port=${PGU_PORT:-$((20000 + RANDOM % 20000))}
 dbs="v10 cur"
 start=$(date +%s)
@@ -209,6 +211,7 @@ cmp -s "$work/old.v10.values" "$work/old.cur.values" && cmp -s "$work/old.v10.in
 	fail "$step: the 1.0 and the $default database store the same values"
 have=$(versions "$oldbin" "$port")
 [ "$have" = "v10=1.0 cur=$default" ] || fail "$step: extension versions $have, not v10=1.0 cur=$default"
+attopts=$(sql "$oldbin" "$port" v10 -c "SELECT DISTINCT split_part(o, '=', 1) FROM pg_attribute a, unnest(a.attoptions) o WHERE a.attrelid >= 16384 ORDER BY 1")
 as_pg "$oldbin/pg_ctl" -D "$work/old" -w -m fast stop >/dev/null || fail "$step: stop" "$work/old.log"
 ok "$step: $have"
 
@@ -219,6 +222,25 @@ new_opts=()
 [ "$new" -ge 18 ] && [ "$old" -lt 18 ] && new_opts+=(--no-data-checksums)
 as_pg "$newbin/initdb" -D "$work/new" "${initdb_opts[@]}" "${new_opts[@]}" >"$work/initdb-new.log" 2>&1 ||
 	fail "$step: initdb $new" "$work/initdb-new.log"
+# Attribute options of the old cluster's columns that the new server does
+# not know fail pg_upgrade for any table, with or without bloomfilter:
+# Debian's 17.12 stamps every column with pg_attver, which 18.6 (sid, a
+# release behind) rejects.  That pair is not tested until the newer major
+# catches up.
+if [ -n "$attopts" ]; then
+	as_pg "$newbin/pg_ctl" -D "$work/new" -w -l "$work/new-probe.log" \
+		-o "-p $((port + 1)) -k $work -c listen_addresses=" start >/dev/null || fail "$step: start $new" "$work/new-probe.log"
+	unknown=""
+	for o in $attopts; do
+		sql "$newbin" $((port + 1)) postgres -c "BEGIN" -c "CREATE TEMP TABLE pgu_attopt (c int)" \
+			-c "ALTER TABLE pgu_attopt ALTER COLUMN c SET ($o = 1)" -c "ROLLBACK" >/dev/null 2>&1 || unknown+=" $o"
+	done
+	as_pg "$newbin/pg_ctl" -D "$work/new" -w -m fast stop >/dev/null
+	if [ -n "$unknown" ]; then
+		echo "$pair: not tested (PostgreSQL $("$oldbin/postgres" -V | sed 's/^[^0-9]*\([0-9.]*\).*/\1/') stamps columns with the attribute option${unknown}, which $("$newbin/postgres" -V | sed 's/^[^0-9]*\([0-9.]*\).*/\1/') does not know: pg_upgrade fails for any table until $new has a minor release as recent)"
+		exit 3
+	fi
+fi
 if (cd "$work" && as_pg "$newbin/pg_upgrade" -b "$oldbin" -B "$newbin" -d "$work/old" -D "$work/new" \
 	-p "$port" -P $((port + 1)) -U postgres -s "$work" --no-sync) >"$work/pg_upgrade.log" 2>&1; then
 	ok "$step ($oldbin -> $newbin)"

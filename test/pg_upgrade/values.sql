@@ -2,7 +2,8 @@
 -- with what it answers: members (must all be true), 64 keys of another
 -- range as a bit string, its info and the md5 of its portable bytes.
 -- test/pg_upgrade.sh compares the output before and after pg_upgrade
--- (byte for byte) and looks for members=f.
+-- (byte for byte) and looks for members=f.  sups_grow is left out: it
+-- starts as a copy of sups and the new cluster writes into it.
 SET TimeZone = 'UTC';
 SET client_min_messages = error;
 SET jit = off;
