@@ -150,10 +150,10 @@ prepare() {
 	script='
 		set -e
 		apt_get() { apt-get -q -y -o Dpkg::Options::=--force-confold --no-install-recommends "$@"; }
-		# the suite alone first (the older suite pg_upgrade needs is
-		# added below, so that its archive cannot fail the rest)
-		rm -f /etc/apt/sources.list.d/bloomfilter-pg-upgrade.list
-		apt-get -q update
+		# the older suite pg_upgrade needs has a sources file of its
+		# own (below): if its archive fails the update, without it
+		list=/etc/apt/sources.list.d/bloomfilter-pg-upgrade.list
+		apt-get -q update || { rm -f "$list"; apt-get -q update; }
 		apt_get dist-upgrade
 		# postgresql-common first, so that no cluster is created when
 		# the server package is installed
@@ -176,15 +176,20 @@ prepare() {
 		# test stage ("MAJOR" or "none: reason")
 		status=/var/lib/bloomfilter-ci/pg_upgrade-from
 		mkdir -p "${status%/*}"
-		list=/etc/apt/sources.list.d/bloomfilter-pg-upgrade.list
 		set -- $UPGRADE_FROM
 		if [ $# != 2 ]; then
 			rm -f "$list"
 			echo "none: no older major configured for this suite" >"$status"
 		else
 			echo "PostgreSQL $1 from $2, for pg_upgrade"
-			echo "deb $MIRROR $2 main" >"$list"
-			if ! apt-get -q update; then
+			# updated above when it was there already
+			if [ "$(cat "$list" 2>/dev/null)" = "deb $MIRROR $2 main" ]; then
+				fresh=1
+			else
+				fresh=
+				echo "deb $MIRROR $2 main" >"$list"
+			fi
+			if [ -z "$fresh" ] && ! apt-get -q update; then
 				rm -f "$list"
 				apt-get -q update || true
 				echo "none: $2 archive unreachable" >"$status"
