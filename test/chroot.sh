@@ -9,11 +9,12 @@
 #   bash test/chroot.sh build SUITE [DIR]   compile-check a checkout or
 #                                           worktree (default: this one)
 #                                           with -Werror, nothing installed
-#   bash test/chroot.sh test SUITE [DIR] [regress|tap|TAP-file...]
+#   bash test/chroot.sh test SUITE [DIR] [regress|tap|pg_upgrade|TAP-file...]
 #                                           build with -Werror, install into
 #                                           the chroot's server, run
-#                                           pg_regress and/or TAP (default
-#                                           both)
+#                                           pg_regress, TAP and/or
+#                                           test/pg_upgrade.sh (default
+#                                           all three)
 #   bash test/chroot.sh bench SUITE [DIR] SCRIPT [ARGS...]
 #                                           build with -Werror, install into
 #                                           the chroot's server, run the
@@ -27,7 +28,14 @@
 #
 # Environment: CHROOT_ROOT (default /work/chroots), DEBIAN_MIRROR (default:
 # the deb.debian.org mirror), PGVER (default: the suite's default
-# PostgreSQL major, from its postgresql metapackage).
+# PostgreSQL major, from its postgresql metapackage), PG_UPGRADE_FROM
+# ("MAJOR SUITE", or "none": the older major prepare installs beside the
+# suite's, from that suite's archive, for test/pg_upgrade.sh; default 15
+# from bookworm in trixie, 17 from trixie in sid, which no longer has it).
+# The test stage runs test/pg_upgrade.sh from that major to the suite's
+# beside pg_regress and TAP; a major that could not be installed is
+# reported "pg_upgrade A->B: not tested (reason)", except 15->17, which
+# must run.
 #
 # The chroot has no default cluster (create_main_cluster = false), a
 # policy-rc.d that stops package scripts from starting services, and LANG
@@ -47,6 +55,11 @@ CHROOT_ROOT=${CHROOT_ROOT:-/work/chroots}
 # test run needs no network)
 citus_deps="liblz4-dev libzstd-dev libkrb5-dev libselinux1-dev libxslt1-dev libpam0g-dev libssl-dev libreadline-dev libicu-dev libcurl4-openssl-dev"
 DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+# the older major each suite's pg_upgrade test starts from, and the suite
+# whose archive has it
+declare -A upgrade_from=([trixie]="15 bookworm" [sid]="17 trixie")
+# pairs that must be tested: a major that cannot be installed fails them
+pg_upgrade_required="15->17"
 here=$(cd "$(dirname "$0")/.." && pwd)
 
 usage() {
@@ -137,7 +150,10 @@ prepare() {
 	script='
 		set -e
 		apt_get() { apt-get -q -y -o Dpkg::Options::=--force-confold --no-install-recommends "$@"; }
-		apt-get -q update
+		# the older suite pg_upgrade needs has a sources file of its
+		# own (below): if its archive fails the update, without it
+		list=/etc/apt/sources.list.d/bloomfilter-pg-upgrade.list
+		apt-get -q update || { rm -f "$list"; apt-get -q update; }
 		apt_get dist-upgrade
 		# postgresql-common first, so that no cluster is created when
 		# the server package is installed
@@ -154,8 +170,39 @@ prepare() {
 		apt_get install $CITUS_DEPS || for p in $CITUS_DEPS; do
 			apt_get install "$p" || echo "chroot.sh: $p cannot be installed (Citus may not build)"
 		done
+		# the older major for test/pg_upgrade.sh, from the archive of
+		# the suite that has it (its own sources file); what happened is
+		# written to /var/lib/bloomfilter-ci/pg_upgrade-from for the
+		# test stage ("MAJOR" or "none: reason")
+		status=/var/lib/bloomfilter-ci/pg_upgrade-from
+		mkdir -p "${status%/*}"
+		set -- $UPGRADE_FROM
+		if [ $# != 2 ]; then
+			rm -f "$list"
+			echo "none: no older major configured for this suite" >"$status"
+		else
+			echo "PostgreSQL $1 from $2, for pg_upgrade"
+			# updated above when it was there already
+			if [ "$(cat "$list" 2>/dev/null)" = "deb $MIRROR $2 main" ]; then
+				fresh=1
+			else
+				fresh=
+				echo "deb $MIRROR $2 main" >"$list"
+			fi
+			if [ -z "$fresh" ] && ! apt-get -q update; then
+				rm -f "$list"
+				apt-get -q update || true
+				echo "none: $2 archive unreachable" >"$status"
+			elif apt_get install "postgresql-$1/$2" "postgresql-server-dev-$1/$2"; then
+				echo "$1" >"$status"
+			else
+				echo "none: postgresql-$1 and postgresql-server-dev-$1 from $2 cannot be installed in this suite" >"$status"
+			fi
+		fi
+		echo "chroot.sh: pg_upgrade from: $(cat "$status")"
 		apt-get clean
-	' && inside "$script" PGVER="${PGVER:-}" CITUS_DEPS="$citus_deps" || {
+	' && inside "$script" PGVER="${PGVER:-}" CITUS_DEPS="$citus_deps" MIRROR="$DEBIAN_MIRROR" \
+		UPGRADE_FROM="${PG_UPGRADE_FROM:-${upgrade_from[$suite]:-}}" || {
 		echo "chroot.sh: installing the packages in $suite failed" >&2
 		exit 3
 	}
@@ -199,7 +246,7 @@ run_tests() {
 		shift
 	fi
 	what=("$@")
-	[ ${#what[@]} -gt 0 ] || what=(regress tap)
+	[ ${#what[@]} -gt 0 ] || what=(regress tap pg_upgrade)
 	v=$(pgver_of_chroot)
 	dir=$(copy_in "$src")
 	# Citus's tarball for a Citus TAP test (test/citus.sh builds it inside,
@@ -232,6 +279,22 @@ run_tests() {
 			CITUS_VENDOR=$BUILD/.citus-vendor bash test/citus.sh install >"$BUILD/citus.log" 2>&1 &
 			citus_pid=$!
 		fi
+		# pg_upgrade from the older major, beside pg_regress and TAP (it
+		# builds and installs for the older major only: this major was
+		# installed just now)
+		pgu_pid=
+		case " $WHAT " in *" pg_upgrade "*)
+			pgu_from=$(cat /var/lib/bloomfilter-ci/pg_upgrade-from 2>/dev/null || echo "none: not prepared (run: bash test/chroot.sh prepare)")
+			case $pgu_from in
+			none*) ;;
+			*)
+				PGU_BUILD=$pgu_from PGU_PORT=$((PORT + 1)) \
+					bash test/pg_upgrade.sh "$pgu_from" "$PGVER" >"$BUILD/pg_upgrade.log" 2>&1 &
+				pgu_pid=$!
+				;;
+			esac
+			;;
+		esac
 		tap=()
 		for w in $WHAT; do
 			case $w in
@@ -251,6 +314,7 @@ run_tests() {
 				as_pg $bin/pg_ctl -D "$data" -m immediate stop >/dev/null || true
 				;;
 			tap) tap+=(test/t/*.pl) ;;
+			pg_upgrade) ;;
 			*) tap+=("$w") ;;
 			esac
 		done
@@ -275,9 +339,33 @@ run_tests() {
 				failed=1
 			fi
 		fi
+		# pg_upgrade.sh exits 3 (and says "not tested") when a major
+		# has no server; prepare may not have installed the older one
+		if [ -n "${pgu_from:-}" ]; then
+			pgu_old=$(echo "$UPGRADE_FROM" | cut -d" " -f1)
+			pgu_rc=3
+			why=${pgu_from#none: }
+			if [ -n "$pgu_pid" ]; then
+				pgu_rc=0
+				wait $pgu_pid || pgu_rc=$?
+				cat "$BUILD/pg_upgrade.log"
+				why="see above"
+			else
+				echo "pg_upgrade ${pgu_old:-?}->$PGVER: not tested ($why)"
+			fi
+			if [ $pgu_rc = 3 ] && [ "$pgu_old->$PGVER" = "$REQUIRED" ]; then
+				echo "=== pg_upgrade $pgu_old->$PGVER: must be tested ($why): FAILED"
+				failed=1
+			elif [ $pgu_rc != 0 ] && [ $pgu_rc != 3 ]; then
+				grep -q "^=== .*: FAILED$" "$BUILD/pg_upgrade.log" ||
+					echo "=== pg_upgrade $pgu_old->$PGVER: exited with status $pgu_rc: FAILED"
+				failed=1
+			fi
+		fi
 		exit $failed
 	' && inside "$script" BUILD="$dir" PGVER="$v" PORT="$port" WHAT="${what[*]}" \
-		CITUS="$citus" || status=$?
+		CITUS="$citus" UPGRADE_FROM="${PG_UPGRADE_FROM:-${upgrade_from[$suite]:-}}" \
+		REQUIRED="$pg_upgrade_required" || status=$?
 	if [ $status = 0 ] || [ -z "${KEEP_FAILED:-}" ]; then
 		rm -rf "${root:?}$dir"
 	else
