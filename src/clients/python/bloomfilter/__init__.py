@@ -24,4 +24,4 @@ __all__ = [
     "IncompatibleFiltersError", "InvalidArgumentError", "InvalidFilterError",
     "UnsupportedKeyError", "key_bytes", "register_bloomfilter",
 ]
-__version__ = "1.0.0"
+__version__ = "1.1.0"
