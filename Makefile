@@ -138,6 +138,9 @@ dist:
 		(cd .dist-tmp && python3 -m zipfile -c ../$(DIST).zip $(DIST)) && rm -rf .dist-tmp; \
 	fi
 	@echo "make dist: $(DIST).zip"
+.PHONY: print-distversion
+print-distversion:
+	@echo $(DISTVERSION)
 
 EXTRA_CLEAN += $(DIST).zip
 
