@@ -9,9 +9,16 @@
 #                               without its slowest files (REGRESS_SLOW), against
 #                               a running server (pg_virtualenv -t make check-fast)
 #   bash test/run-all.sh        everything, on a throwaway cluster
+#   make dist                   the PGXN distribution, bloomfilter-X.Y.0.zip
+#                               (git archive of HEAD; outside a git checkout,
+#                               this tree's files but build products)
 
 EXTENSION = bloomfilter
-EXTVERSION = 1.1
+# the version is written once, as the control file's default_version;
+# META.json, the clients and FORMAT.md are checked against it
+# (test/release_files.py)
+EXTVERSION = $(shell sed -n "s/^default_version *= *'\\([^']*\\)'.*/\\1/p" $(EXTENSION).control)
+DISTVERSION = $(EXTVERSION).0
 
 MODULE_big = bloomfilter
 CORE_SRCS = src/core/bf_format.c src/core/bf_combine.c src/core/bf_estimate.c \
@@ -28,7 +35,11 @@ GLUE_SRCS = src/type/bf_guc.c src/type/bf_io.c src/type/bf_type_report.c src/key
 	src/index/slice/bf_slice_vacuum.c src/index/slice/bf_slice_am.c src/type/bf_type_edges.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
-DATA = sql/bloomfilter--1.0.sql sql/bloomfilter--1.0--1.1.sql
+# base-plus-updates, as contrib and postgresql-hll: 1.0's script, which never
+# changes, and one update script per version (CREATE EXTENSION at the
+# default version runs 1.0's and then each update); test/upgrade_chain.sh
+# checks that every path gives the same objects
+DATA = sql/$(EXTENSION)--1.0.sql $(wildcard sql/$(EXTENSION)--*--*.sql)
 
 REGRESS = bloom_basics bloom_families bloom_combine bloom_estimates \
 	bloom_sizing bloom_fpr bloom_io bloom_errors bloom_agg bloom_aggstate bloom_agg_overloads \
@@ -110,6 +121,33 @@ check-fast: test/core/test_core
 	$(MAKE) installcheck REGRESS="$(REGRESS_FAST)"
 
 EXTRA_CLEAN = test/core/test_core test/core/test_core_noavx2
+
+# ---- the PGXN distribution ----
+# bloomfilter-X.Y.0.zip with everything under bloomfilter-X.Y.0/, as pgvector
+# and postgresql-hll make theirs: git archive of HEAD (the committed files;
+# .gitattributes leaves out the CI scripts).  A tree that is not a git
+# checkout of its own is zipped as it is, build products left out.
+DIST = $(EXTENSION)-$(DISTVERSION)
+.PHONY: dist
+dist:
+	rm -rf $(DIST).zip .dist-tmp
+	if git rev-parse --is-inside-work-tree >/dev/null 2>&1 && [ "$$(git rev-parse --show-toplevel)" = "$$(pwd -P)" ]; then \
+		git archive --format=zip --prefix=$(DIST)/ -o $(DIST).zip HEAD; \
+	else \
+		mkdir -p .dist-tmp/$(DIST) && \
+		tar -c --exclude=.git --exclude=.ci --exclude=.dist-tmp --exclude='*.o' --exclude='*.so' \
+			--exclude='*.bc' --exclude='*.zip' --exclude=results --exclude=tmp_check --exclude=log \
+			--exclude=regression.diffs --exclude=regression.out --exclude=node_modules \
+			--exclude=__pycache__ --exclude=test/core/test_core --exclude=test/core/test_core_noavx2 . | \
+			tar -x -C .dist-tmp/$(DIST) && \
+		(cd .dist-tmp && python3 -m zipfile -c ../$(DIST).zip $(DIST)) && rm -rf .dist-tmp; \
+	fi
+	@echo "make dist: $(DIST).zip"
+.PHONY: print-distversion
+print-distversion:
+	@echo $(DISTVERSION)
+
+EXTRA_CLEAN += $(DIST).zip
 
 # ---- the pg_regress suite with the server under valgrind memcheck ----
 # As root, after make install; REGRESS="..." runs a subset.  See test/valgrind.sh.

@@ -79,7 +79,7 @@ DROP ROLE bloom_intruder;
 
 -- The version chain: the oldest version installs and updates to the
 -- default one through every update script (the full check of each
--- step's objects is test/upgrade.sh's)
+-- step's objects is test/upgrade_chain.sh's)
 DROP EXTENSION bloomfilter;
 CREATE EXTENSION bloomfilter VERSION '1.0';
 ALTER EXTENSION bloomfilter UPDATE;

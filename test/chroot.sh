@@ -12,7 +12,9 @@
 #   bash test/chroot.sh test SUITE [DIR] [regress|tap|pg_upgrade|TAP-file...]
 #                                           build with -Werror, install into
 #                                           the chroot's server, run
-#                                           pg_regress, TAP and/or
+#                                           pg_regress (then the update
+#                                           chain and 1.0's tests against
+#                                           this library), TAP and/or
 #                                           test/pg_upgrade.sh (default
 #                                           all three)
 #   bash test/chroot.sh bench SUITE [DIR] SCRIPT [ARGS...]
@@ -311,6 +313,17 @@ run_tests() {
 					echo "=== PostgreSQL $PGVER: pg_regress: FAILED"
 					failed=1
 				fi
+				# the update chain (and the whole suite on the updated
+				# database), and the tests of 1.0 against this library
+				for t in upgrade_chain old_release; do
+					echo "=== PostgreSQL $PGVER: test/$t.sh"
+					if as_pg env PGHOST=/tmp PGPORT=$PORT PGUSER=postgres bash test/$t.sh; then
+						echo "=== PostgreSQL $PGVER: test/$t.sh: ok"
+					else
+						echo "=== PostgreSQL $PGVER: test/$t.sh: FAILED"
+						failed=1
+					fi
+				done
 				as_pg $bin/pg_ctl -D "$data" -m immediate stop >/dev/null || true
 				;;
 			tap) tap+=(test/t/*.pl) ;;

@@ -68,6 +68,28 @@ step "core unit tests (ASan/UBSan)" make check-core
 step "fuzzing the validators, text codec and filter operations (libFuzzer, 9 targets x 30 s)" \
 	env FUZZ_SECONDS="${FUZZ_SECONDS:-30}" bash test/fuzz/run.sh
 step "pg_regress" regress
+# The update chain: 1.0 created and updated step by step, its members
+# compared with a fresh install's and with test/upgrade/, then the whole
+# pg_regress suite on the updated database
+step "update chain: every member as a fresh install, then pg_regress on the updated database (test/upgrade_chain.sh)" \
+	pg_virtualenv -t bash test/upgrade_chain.sh
+step "1.0's own tests against today's library, as pg_upgrade leaves it (test/old_release.sh)" \
+	pg_virtualenv -t bash test/old_release.sh
+step "release files: the version written once, META.json, LICENSE, CHANGELOG.md (test/release_files.py)" \
+	python3 test/release_files.py
+# The PGXN zip unpacked elsewhere builds and passes make installcheck
+dist() {
+	local d v rc=0
+	v=$(make -s print-distversion)
+	d=$(mktemp -d)
+	make -s dist && python3 -m zipfile -e "bloomfilter-$v.zip" "$d" || rc=1
+	rm -f "bloomfilter-$v.zip"
+	[ $rc = 0 ] && (cd "$d/bloomfilter-$v" && make -s >/dev/null && $SUDO make -s install >/dev/null &&
+		{ pg_virtualenv -t make installcheck || { cat regression.diffs 2>/dev/null; false; }; }) || rc=1
+	rm -rf "$d"
+	return $rc
+}
+step "make dist: the PGXN zip builds and passes make installcheck" dist
 step "README examples run as shown (test/readme_test.py)" pg_virtualenv -t python3 test/readme_test.py
 step "documentation links resolve (test/doc_links.py)" python3 test/doc_links.py
 # The clients (src/clients/*): unit tests from test/vectors/vectors.tsv and
