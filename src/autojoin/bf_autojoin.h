@@ -157,6 +157,7 @@ typedef struct RemoteColumn
 	char		name[NAMEDATALEN];
 	char		typnsp[NAMEDATALEN];
 	char		typname[NAMEDATALEN];
+	bool		deterministic;	/* its collation is deterministic (or none) */
 } RemoteColumn;
 
 /* What the remote of a foreign table told (autojoin/bf_autojoin_remote.c). */
@@ -167,6 +168,7 @@ typedef struct RemoteFacts
 	double		pages;
 	char		size_why[128];	/* if not size_known */
 	char		ext_schema[NAMEDATALEN];	/* "" if bloomfilter is not there */
+	int			ext_version;	/* its version, major * 100 + minor */
 	int			encoding;		/* the remote database's, or -1 if unknown */
 	int			ncolumns;
 	RemoteColumn *columns;
@@ -185,6 +187,9 @@ extern bool bloom_autojoin_may_ask(PlannerInfo *root, RelOptInfo *rel);
 /* Can every foreign scan of a filter on frel's fvar run its probe? */
 extern bool bloom_autojoin_remote_fits(PlannerInfo *root, RelOptInfo *frel,
 									   const BloomObjects *bo, Var *fvar);
+
+/* A remote's text, escaped and bounded for a message. */
+extern char *bloom_remote_text(const char *src, int len);
 
 /* One question over a connection of its own (autojoin/bf_autojoin_remote.c). */
 extern bool bloom_remote_ask(Oid serverid, UserMapping *um, const char *qualified,

@@ -62,6 +62,7 @@
 #include "foreign/fdwapi.h"
 #include "foreign/foreign.h"
 #include "libpq-fe.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "optimizer/plancat.h"
@@ -79,12 +80,17 @@
 
 /*
  * How long an answer is kept, in seconds; a failure (no connection, no user
- * mapping, no such remote table) for less, as it is often soon mended.  A
- * lookup that ran out of its bound or was cancelled is not kept at all: the
- * next statement asks again.
+ * mapping, no such remote table, an answer refused) for less, as it is often
+ * soon mended.  A lookup that ran out of its bound is remembered for its
+ * server and user, BLOOM_REMOTE_TIMEOUT_TTL: one slow remote must not cost
+ * every statement the bound.  A lookup cancelled by the user is not kept.
  */
 #define BLOOM_REMOTE_SIZE_TTL	600
 #define BLOOM_REMOTE_SIZE_FAILURE_TTL	30
+#define BLOOM_REMOTE_TIMEOUT_TTL	60
+
+/* The room of a reason (said at DEBUG1). */
+#define BLOOM_WHY_LEN	320
 
 typedef struct RemoteSizeKey
 {
@@ -98,10 +104,52 @@ typedef struct RemoteSizeEntry
 	bool		known;			/* the remote answered */
 	RemoteFacts facts;			/* its answer (columns in TopMemoryContext) */
 	TimestampTz asked;
-	char		why[160];		/* if not known */
+	char		why[BLOOM_WHY_LEN];	/* if not known */
 } RemoteSizeEntry;
 
 static HTAB *size_cache = NULL;
+
+/* A server that did not answer a user's lookup in time, and until when it is not asked. */
+typedef struct SlowRemoteKey
+{
+	Oid			serverid;
+	Oid			userid;
+} SlowRemoteKey;
+
+typedef struct SlowRemoteEntry
+{
+	SlowRemoteKey key;
+	TimestampTz until;
+	char		why[BLOOM_WHY_LEN];
+} SlowRemoteEntry;
+
+static HTAB *slow_remotes = NULL;
+
+/*
+ * Copy src into dst of dstlen bytes, cut at a whole character of the
+ * database's encoding.
+ */
+static void
+clip_copy(char *dst, const char *src, size_t dstlen)
+{
+	int			len = strlen(src);
+
+	if ((size_t) len >= dstlen)
+		len = pg_mbcliplen(src, len, (int) dstlen - 1);
+	memcpy(dst, src, len);
+	dst[len] = '\0';
+}
+
+/* "what (server name)", what cut so that the server's name always fits. */
+static void
+reason_of_server(char *dst, size_t dstlen, const char *what, const char *server)
+{
+	char		part[BLOOM_WHY_LEN];
+	size_t		room = dstlen - Min(dstlen - 1, strlen(server) + 10);
+
+	clip_copy(part, what, Min(room, sizeof(part)));
+	snprintf(dst, dstlen, "%s (server %s)", part, server);
+}
 
 /* A foreign table's definition changed (or an ANALYZE): forget its size. */
 static void
@@ -135,7 +183,15 @@ size_cache_inval_syscache(Datum arg pg_attribute_unused(),
 						  int cacheid pg_attribute_unused(),
 						  uint32 hashvalue pg_attribute_unused())
 {
+	HASH_SEQ_STATUS seq;
+	SlowRemoteEntry *e;
+
 	size_cache_inval((Datum) 0, InvalidOid);
+	if (slow_remotes == NULL)
+		return;
+	hash_seq_init(&seq, slow_remotes);
+	while ((e = (SlowRemoteEntry *) hash_seq_search(&seq)) != NULL)
+		(void) hash_search(slow_remotes, &e->key, HASH_REMOVE, NULL);
 }
 
 static void
@@ -149,6 +205,12 @@ size_cache_init(void)
 	ctl.hcxt = TopMemoryContext;
 	size_cache = hash_create("bloomfilter remote sizes", 64, &ctl,
 							 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(SlowRemoteKey);
+	ctl.entrysize = sizeof(SlowRemoteEntry);
+	ctl.hcxt = TopMemoryContext;
+	slow_remotes = hash_create("bloomfilter slow remotes", 16, &ctl,
+							   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	CacheRegisterRelcacheCallback(size_cache_inval, (Datum) 0);
 	CacheRegisterSyscacheCallback(FOREIGNSERVEROID, size_cache_inval_syscache,
 								  (Datum) 0);
@@ -336,16 +398,19 @@ size_cache_store(const RemoteSizeKey *key, bool known, const RemoteFacts *facts,
 	e->known = known;
 	e->facts = *facts;
 	e->asked = asked;
-	strlcpy(e->why, why, sizeof(e->why));
+	clip_copy(e->why, why, sizeof(e->why));
 	return e;
 }
 
 const RemoteFacts *
 bloom_remote_facts(Oid ftrelid, Oid userid, Oid serverid, const char **why)
 {
-	static char uncached_why[160];
+	static char uncached_why[BLOOM_WHY_LEN];
 	RemoteSizeKey key;
 	RemoteSizeEntry *e;
+	SlowRemoteKey skey;
+	SlowRemoteEntry *slow;
+	char	   *srvname;
 	bool		found;
 	TimestampTz now = GetCurrentTimestamp();
 	MemoryContext cxt = CurrentMemoryContext;
@@ -353,7 +418,7 @@ bloom_remote_facts(Oid ftrelid, Oid userid, Oid serverid, const char **why)
 	bool		known = false;
 	bool		keep = true;
 	RemoteFacts facts;
-	char		reason[160];
+	char		reason[BLOOM_WHY_LEN];
 	ErrorData  *passed_on = NULL;
 	int			bound;
 	bool		stmt_timeout_armed;
@@ -402,6 +467,18 @@ bloom_remote_facts(Oid ftrelid, Oid userid, Oid serverid, const char **why)
 		*why = "not asked: the statement's bound for remote-size lookups is spent, or its statement_timeout is too near";
 		return NULL;
 	}
+
+	/* a server that did not answer this user in time is not asked for a while */
+	memset(&skey, 0, sizeof(skey));
+	skey.serverid = serverid;
+	skey.userid = userid;
+	slow = (SlowRemoteEntry *) hash_search(slow_remotes, &skey, HASH_FIND, &found);
+	if (found && slow->until > now)
+	{
+		*why = slow->why;
+		return NULL;
+	}
+	srvname = pstrdup(GetForeignServer(serverid)->servername);
 	if (lookup_timeout_id == MAX_TIMEOUTS)
 		lookup_timeout_id = RegisterTimeout(USER_TIMEOUT, lookup_timeout_handler);
 	stmt_timeout_armed = get_timeout_active(STATEMENT_TIMEOUT);
@@ -430,6 +507,13 @@ bloom_remote_facts(Oid ftrelid, Oid userid, Oid serverid, const char **why)
 		ReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(cxt);
 		CurrentResourceOwner = owner;
+		if (!known)
+		{
+			char		what[BLOOM_WHY_LEN];
+
+			strlcpy(what, reason, sizeof(what));
+			reason_of_server(reason, sizeof(reason), what, srvname);
+		}
 	}
 	PG_CATCH();
 	{
@@ -465,18 +549,36 @@ bloom_remote_facts(Oid ftrelid, Oid userid, Oid serverid, const char **why)
 			ours = false;
 		if (ours)
 		{
+			TimestampTz until = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+															BLOOM_REMOTE_TIMEOUT_TTL * 1000);
+			char		what[BLOOM_WHY_LEN];
+
 			QueryCancelPending = false; /* ours, if not taken yet */
 			bound_ran_out = true;
 			keep = false;
-			snprintf(reason, sizeof(reason),
+			snprintf(what, sizeof(what),
 					 "the remote did not answer within %d ms (the lookup's bound)",
 					 bound);
+			reason_of_server(reason, sizeof(reason), what, srvname);
+
+			/* remembered for the server and user: skipped until then */
+			slow = (SlowRemoteEntry *) hash_search(slow_remotes, &skey, HASH_ENTER, &found);
+			slow->until = until;
+			snprintf(what, sizeof(what),
+					 "not asked: the remote did not answer a lookup within %d ms; skipped until %s",
+					 bound, timestamptz_to_str(until));
+			reason_of_server(slow->why, sizeof(slow->why), what, srvname);
 		}
 		else if (cancel)
 			passed_on = edata;	/* the user's cancel or statement_timeout */
 		else
-			snprintf(reason, sizeof(reason), "asking the remote failed: %s",
+		{
+			char		what[BLOOM_WHY_LEN];
+
+			snprintf(what, sizeof(what), "asking the remote failed: %s",
 					 edata->message);
+			reason_of_server(reason, sizeof(reason), what, srvname);
+		}
 		if (passed_on == NULL)
 			FreeErrorData(edata);
 		known = false;
@@ -489,7 +591,7 @@ bloom_remote_facts(Oid ftrelid, Oid userid, Oid serverid, const char **why)
 	if (!keep)
 	{
 		/* not remembered: the next statement asks again */
-		strlcpy(uncached_why, reason, sizeof(uncached_why));
+		clip_copy(uncached_why, reason, sizeof(uncached_why));
 		*why = uncached_why;
 		return NULL;
 	}
