@@ -184,12 +184,28 @@ extern const RemoteFacts *bloom_remote_facts(Oid ftrelid, Oid userid, Oid server
 /* May the scan's user read rel (else nothing is asked)? */
 extern bool bloom_autojoin_may_ask(PlannerInfo *root, RelOptInfo *rel);
 
+/*
+ * The function every remote of a filter on frel runs as its probe, or
+ * InvalidOid for the operator <@ (a remote of bloomfilter 1.0).
+ */
+extern Oid	bloom_autojoin_join_probe_fn(PlannerInfo *root, RelOptInfo *frel,
+										 const BloomObjects *bo);
+
 /* Can every foreign scan of a filter on frel's fvar run its probe? */
 extern bool bloom_autojoin_remote_fits(PlannerInfo *root, RelOptInfo *frel,
 									   const BloomObjects *bo, Var *fvar);
 
 /* A remote's text, escaped and bounded for a message. */
 extern char *bloom_remote_text(const char *src, int len);
+
+/*
+ * The lookup's three answers read into *facts, each checked whole
+ * (autojoin/bf_autojoin_answer.c): false, with why, if refused.
+ */
+struct pg_result;
+extern bool bloom_remote_read_answers(struct pg_result **res, const char *qualified,
+									  double density, MemoryContext cxt,
+									  RemoteFacts *facts, char *why, size_t whylen);
 
 /* One question over a connection of its own (autojoin/bf_autojoin_remote.c). */
 extern bool bloom_remote_ask(Oid serverid, UserMapping *um, const char *qualified,
