@@ -181,6 +181,12 @@ typedef struct RemoteFacts
 extern const RemoteFacts *bloom_remote_facts(Oid ftrelid, Oid userid, Oid serverid,
 											 const char **why);
 
+/*
+ * A plan ships `x <@ f` to the remote of ftrelid: its answer is forgotten
+ * if the transaction fails (the remote may have changed since).
+ */
+extern void bloom_remote_facts_probed_with_op(Oid ftrelid, Oid userid);
+
 /* May the scan's user read rel (else nothing is asked)? */
 extern bool bloom_autojoin_may_ask(PlannerInfo *root, RelOptInfo *rel);
 
@@ -206,6 +212,9 @@ struct pg_result;
 extern bool bloom_remote_read_answers(struct pg_result **res, const char *qualified,
 									  double density, MemoryContext cxt,
 									  RemoteFacts *facts, char *why, size_t whylen);
+
+/* Did the last bloom_remote_ask() get its connection? */
+extern bool bloom_remote_connected;
 
 /* One question over a connection of its own (autojoin/bf_autojoin_remote.c). */
 extern bool bloom_remote_ask(Oid serverid, UserMapping *um, const char *qualified,

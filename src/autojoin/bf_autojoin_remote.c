@@ -215,6 +215,9 @@ remote_connect(ForeignServer *server, UserMapping *um, int bound_ms,
 	return conn;
 }
 
+/* Did the last lookup get its connection (its question then went unanswered)? */
+bool		bloom_remote_connected = false;
+
 /* Send sql and collect its results (nresults of them, the rest dropped). */
 static void
 remote_query(PGconn *conn, const char *sql, PGresult **results, int nresults)
@@ -288,9 +291,11 @@ bloom_remote_ask(Oid serverid, UserMapping *um, const char *qualified,
 	bool		ok;
 	int			i;
 
+	bloom_remote_connected = false;
 	conn = remote_connect(server, um, bound_ms, why, whylen);
 	if (conn == NULL)
 		return false;
+	bloom_remote_connected = true;
 
 	initStringInfo(&sql);
 	appendStringInfo(&sql, "SET statement_timeout = %d; ", Max(bound_ms, 1));
@@ -508,22 +513,35 @@ bloom_autojoin_remote_fits(PlannerInfo *root, RelOptInfo *frel,
 	return false;
 }
 
-/* Does a scan's remote run bloomfilter 1.1 or later (facts cached)? */
-static bool
-remote_has_join_probe(PlannerInfo *root, RelOptInfo *rel,
-					  double tuple_cost pg_attribute_unused(), void *arg)
+/* What remote_probe_of_scan() finds. */
+typedef struct ProbeForm
 {
-	bool	   *all = (bool *) arg;
+	bool		mark;			/* the operator is shipped: mark the answers */
+	bool		all;			/* every remote so far runs bloomfilter 1.1+ */
+} ProbeForm;
+
+/*
+ * Does a scan's remote run bloomfilter 1.1 or later (facts cached)?  When
+ * marking, its answer is marked as probed with `x <@ f`.
+ */
+static bool
+remote_probe_of_scan(PlannerInfo *root, RelOptInfo *rel,
+					 double tuple_cost pg_attribute_unused(), void *arg)
+{
+	ProbeForm  *pf = (ProbeForm *) arg;
 	RangeTblEntry *rte = rel_rte(root, rel);
+	Oid			userid = bloom_autojoin_scan_user(root, rel);
 	const RemoteFacts *facts;
 	const char *why;
 
-	if (!*all)
+	if (pf->mark)
+	{
+		bloom_remote_facts_probed_with_op(rte->relid, userid);
 		return false;
-	facts = bloom_remote_facts(rte->relid, bloom_autojoin_scan_user(root, rel),
-							   rel->serverid, &why);
+	}
+	facts = bloom_remote_facts(rte->relid, userid, rel->serverid, &why);
 	if (facts == NULL || facts->ext_schema[0] == '\0' || facts->ext_version < 101)
-		*all = false;
+		pf->all = false;
 	return false;
 }
 
@@ -531,7 +549,8 @@ remote_has_join_probe(PlannerInfo *root, RelOptInfo *rel,
  * bloomfilter_join_probe(anyelement, bloomfilter) of the local extension, if
  * every remote a filter on frel goes to has it too (bloomfilter 1.1 or
  * later there): the probe that cannot fail on a remote changed since it was
- * asked (autojoin/bf_autojoin_probe.c).  InvalidOid: ship `x <@ f`.
+ * asked (autojoin/bf_autojoin_probe.c).  InvalidOid: ship `x <@ f`, and
+ * have the remotes' answers asked again if the transaction fails.
  */
 Oid
 bloom_autojoin_join_probe_fn(PlannerInfo *root, RelOptInfo *frel,
@@ -539,15 +558,24 @@ bloom_autojoin_join_probe_fn(PlannerInfo *root, RelOptInfo *frel,
 {
 	Oid			argtypes[2] = {ANYELEMENTOID, bo->bftype};
 	Oid			fn;
-	bool		all = true;
+	ProbeForm	pf;
 
+	pf.mark = false;
+	pf.all = true;
 	fn = LookupFuncName(list_make2(makeString(bo->nspname),
 								   makeString("bloomfilter_join_probe")),
 						2, argtypes, true);
-	if (!OidIsValid(fn) ||
-		getExtensionOfObject(ProcedureRelationId, fn) != bo->extoid)
-		return InvalidOid;		/* this database's bloomfilter is still 1.0 */
-	(void) bloom_autojoin_walk_foreign_scans(root, frel, bo, remote_has_join_probe,
-											 NULL, &all);
-	return all ? fn : InvalidOid;
+	if (OidIsValid(fn) &&
+		getExtensionOfObject(ProcedureRelationId, fn) == bo->extoid)
+	{
+		(void) bloom_autojoin_walk_foreign_scans(root, frel, bo, remote_probe_of_scan,
+												 NULL, &pf);
+		if (pf.all)
+			return fn;
+	}
+	/* this database's bloomfilter is still 1.0, or a remote's is */
+	pf.mark = true;
+	(void) bloom_autojoin_walk_foreign_scans(root, frel, bo, remote_probe_of_scan,
+											 NULL, &pf);
+	return InvalidOid;
 }

@@ -102,12 +102,16 @@ typedef struct RemoteSizeEntry
 {
 	RemoteSizeKey key;
 	bool		known;			/* the remote answered */
+	bool		probed_with_op; /* a plan shipped it `x <@ f` */
+	int			ttl;			/* seconds it is kept */
 	RemoteFacts facts;			/* its answer (columns in TopMemoryContext) */
 	TimestampTz asked;
 	char		why[BLOOM_WHY_LEN];	/* if not known */
 } RemoteSizeEntry;
 
 static HTAB *size_cache = NULL;
+
+static void size_cache_xact_abort(XactEvent event, void *arg);
 
 /* A server that did not answer a user's lookup in time, and until when it is not asked. */
 typedef struct SlowRemoteKey
@@ -216,6 +220,52 @@ size_cache_init(void)
 								  (Datum) 0);
 	CacheRegisterSyscacheCallback(USERMAPPINGOID, size_cache_inval_syscache,
 								  (Datum) 0);
+	RegisterXactCallback(size_cache_xact_abort, NULL);
+}
+
+/*
+ * A transaction failed: the answers of remotes that a plan shipped `x <@ f`
+ * (bloomfilter 1.0 there) are forgotten, and asked again at the next plan.
+ * `x <@ f` raises an ERROR on a remote column changed since it was asked
+ * (another key family, a nondeterministic collation); bloomfilter 1.1's
+ * probe does not (autojoin/bf_autojoin_probe.c).  Whatever made the
+ * transaction fail, asking again costs one lookup.
+ */
+static void
+size_cache_xact_abort(XactEvent event, void *arg pg_attribute_unused())
+{
+	HASH_SEQ_STATUS seq;
+	RemoteSizeEntry *e;
+
+	if (event != XACT_EVENT_ABORT || size_cache == NULL)
+		return;
+	hash_seq_init(&seq, size_cache);
+	while ((e = (RemoteSizeEntry *) hash_seq_search(&seq)) != NULL)
+	{
+		if (e->probed_with_op)
+		{
+			if (e->facts.columns != NULL)
+				pfree(e->facts.columns);
+			(void) hash_search(size_cache, &e->key, HASH_REMOVE, NULL);
+		}
+	}
+}
+
+/* A plan ships `x <@ f` to the remote of ftrelid, asked as userid. */
+void
+bloom_remote_facts_probed_with_op(Oid ftrelid, Oid userid)
+{
+	RemoteSizeKey key;
+	RemoteSizeEntry *e;
+
+	if (size_cache == NULL)
+		return;
+	memset(&key, 0, sizeof(key));
+	key.relid = ftrelid;
+	key.userid = userid;
+	e = (RemoteSizeEntry *) hash_search(size_cache, &key, HASH_FIND, NULL);
+	if (e != NULL)
+		e->probed_with_op = true;
 }
 
 /*
@@ -387,7 +437,7 @@ ask_remote(Oid ftrelid, Oid userid, Oid serverid, int bound, RemoteFacts *facts,
 /* Remember an answer (or a failure). */
 static RemoteSizeEntry *
 size_cache_store(const RemoteSizeKey *key, bool known, const RemoteFacts *facts,
-				 TimestampTz asked, const char *why)
+				 TimestampTz asked, const char *why, int ttl)
 {
 	RemoteSizeEntry *e;
 	bool		found;
@@ -396,6 +446,8 @@ size_cache_store(const RemoteSizeKey *key, bool known, const RemoteFacts *facts,
 	if (found && e->facts.columns != NULL)
 		pfree(e->facts.columns);
 	e->known = known;
+	e->probed_with_op = false;
+	e->ttl = ttl;
 	e->facts = *facts;
 	e->asked = asked;
 	clip_copy(e->why, why, sizeof(e->why));
@@ -419,6 +471,8 @@ bloom_remote_facts(Oid ftrelid, Oid userid, Oid serverid, const char **why)
 	bool		keep = true;
 	RemoteFacts facts;
 	char		reason[BLOOM_WHY_LEN];
+	char		skip_why[BLOOM_WHY_LEN];
+	volatile bool table_timed_out = false;
 	ErrorData  *passed_on = NULL;
 	int			bound;
 	bool		stmt_timeout_armed;
@@ -429,10 +483,7 @@ bloom_remote_facts(Oid ftrelid, Oid userid, Oid serverid, const char **why)
 	key.relid = ftrelid;
 	key.userid = userid;
 	e = (RemoteSizeEntry *) hash_search(size_cache, &key, HASH_FIND, &found);
-	if (found &&
-		!TimestampDifferenceExceeds(e->asked, now,
-									(e->known ? BLOOM_REMOTE_SIZE_TTL :
-									 BLOOM_REMOTE_SIZE_FAILURE_TTL) * 1000))
+	if (found && !TimestampDifferenceExceeds(e->asked, now, e->ttl * 1000))
 	{
 		*why = e->why;
 		return e->known ? &e->facts : NULL;
@@ -561,13 +612,26 @@ bloom_remote_facts(Oid ftrelid, Oid userid, Oid serverid, const char **why)
 					 bound);
 			reason_of_server(reason, sizeof(reason), what, srvname);
 
-			/* remembered for the server and user: skipped until then */
-			slow = (SlowRemoteEntry *) hash_search(slow_remotes, &skey, HASH_ENTER, &found);
-			slow->until = until;
+			/*
+			 * Remembered, skipped until then: for the table and user if the
+			 * remote took the connection and not the question (its backend
+			 * waits for a lock on the table, say: its other tables may
+			 * answer), for the server and user if it did not even connect.
+			 */
 			snprintf(what, sizeof(what),
 					 "not asked: the remote did not answer a lookup within %d ms; skipped until %s",
 					 bound, timestamptz_to_str(until));
-			reason_of_server(slow->why, sizeof(slow->why), what, srvname);
+			if (bloom_remote_connected)
+			{
+				table_timed_out = true;
+				reason_of_server(skip_why, sizeof(skip_why), what, srvname);
+			}
+			else
+			{
+				slow = (SlowRemoteEntry *) hash_search(slow_remotes, &skey, HASH_ENTER, &found);
+				slow->until = until;
+				reason_of_server(slow->why, sizeof(slow->why), what, srvname);
+			}
 		}
 		else if (cancel)
 			passed_on = edata;	/* the user's cancel or statement_timeout */
@@ -590,7 +654,13 @@ bloom_remote_facts(Oid ftrelid, Oid userid, Oid serverid, const char **why)
 
 	if (!keep)
 	{
-		/* not remembered: the next statement asks again */
+		/* said now; remembered as skipped, or not at all */
+		if (table_timed_out)
+		{
+			memset(&facts, 0, sizeof(facts));
+			(void) size_cache_store(&key, false, &facts, now, skip_why,
+									BLOOM_REMOTE_TIMEOUT_TTL);
+		}
 		clip_copy(uncached_why, reason, sizeof(uncached_why));
 		*why = uncached_why;
 		return NULL;
@@ -602,7 +672,8 @@ bloom_remote_facts(Oid ftrelid, Oid userid, Oid serverid, const char **why)
 		pfree(facts.columns);
 		facts.columns = NULL;
 	}
-	e = size_cache_store(&key, known, &facts, now, reason);
+	e = size_cache_store(&key, known, &facts, now, reason,
+						 known ? BLOOM_REMOTE_SIZE_TTL : BLOOM_REMOTE_SIZE_FAILURE_TTL);
 	*why = e->why;
 	return e->known ? &e->facts : NULL;
 }

@@ -18,7 +18,8 @@
 # modes (see %modes below) answer wrongly, and 'fuzz' mutates the good
 # answer at random, seeded by the remote table's name that the lookup names
 # (public.tNNN: seed NNN).  Every lookup connection appends its database
-# name to the file given, so that a test can count them.
+# name to the file given, so that a test can count them.  The database
+# 'silent_connect' is never answered at all, not even its startup.
 package FakeRemote;
 
 use strict;
@@ -378,6 +379,17 @@ sub serve
 	my %p = split /\0/, substr($body, 4);
 	my $db = $p{database} // 'good';
 	my $lookup = ($p{application_name} // '') eq 'bloomfilter';
+	if ($lookup && open(my $log, '>>', $logfile))
+	{
+		print $log "$db\n";
+		close $log;
+	}
+	# a remote that takes the connection and never answers it
+	if ($db eq 'silent_connect')
+	{
+		sleep 60;
+		return;
+	}
 
 	print $sock msg('R', pack('N', 3));
 	my $type = read_n($sock, 1) // return;
@@ -392,11 +404,6 @@ sub serve
 		[ 'TimeZone', 'UTC' ], [ 'IntervalStyle', 'postgres' ], [ 'is_superuser', 'off' ],
 		[ 'session_authorization', $p{user} // 'x' ], [ 'application_name', $p{application_name} // '' ]);
 	print $sock msg('K', pack('NN', $$, 42)) . ready('I');
-	if ($lookup && open(my $log, '>>', $logfile))
-	{
-		print $log "$db\n";
-		close $log;
-	}
 
 	my $st = { tx => 'I', cursors => {}, rows => $rows };
 	my ($stmt, $failed) = ('', 0);
