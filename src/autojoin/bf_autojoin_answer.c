@@ -244,20 +244,32 @@ get_bool(AnswerCheck *ac, const PGresult *res, int n, int row, int col, bool *ou
 }
 
 /*
- * The extension's version "major.minor" as major * 100 + minor, or refused.
+ * The extension's version "major.minor[.more]" as major * 100 + minor (minor
+ * capped at 99), or refused.
  */
 static bool
 get_version(AnswerCheck *ac, const PGresult *res, int row, int col, int *out)
 {
 	const char *v = get_text(ac, res, 0, row, col, false, 32);
-	int			major,
-				minor,
-				used = 0;
+	const char *p;
+	int			major = 0,
+				minor = 0,
+				part = 0;
 
 	if (v == NULL)
 		return false;
-	if (sscanf(v, "%3d.%3d%n", &major, &minor, &used) != 2 || v[used] != '\0' ||
-		major < 0 || minor < 0 || !isdigit((unsigned char) v[0]))
+	for (p = v; *p != '\0'; p++)
+	{
+		if (*p == '.' && p > v && p[-1] != '.' && p[1] != '\0')
+			part++;
+		else if (isdigit((unsigned char) *p) && part == 0)
+			major = Min(major * 10 + (*p - '0'), 9999);
+		else if (isdigit((unsigned char) *p) && part == 1)
+			minor = Min(minor * 10 + (*p - '0'), 99);
+		else if (!isdigit((unsigned char) *p))
+			break;
+	}
+	if (*p != '\0' || v[0] == '\0' || part == 0)
 	{
 		refuse(ac, "its first answer has %s, not a version of bloomfilter",
 			   bloom_remote_text(v, -1));

@@ -42,11 +42,15 @@
  * contact the remote, so the lookup is bounded (see "the bound" below).
  *
  * The cache.  An answer is kept BLOOM_REMOTE_SIZE_TTL seconds (a failure
- * BLOOM_REMOTE_SIZE_FAILURE_TTL; a timeout or cancel not at all), and
- * dropped when the foreign table's definition changes (a relcache
- * invalidation: ALTER FOREIGN TABLE, its options, ANALYZE) or any
- * server or user mapping does (their options say which remote is asked, and
- * as whom).  A table that grows tenfold on the remote is seen at the next
+ * BLOOM_REMOTE_SIZE_FAILURE_TTL; a timeout BLOOM_REMOTE_TIMEOUT_TTL, for the
+ * table once connected, for the server if the connection never came; a
+ * user's cancel not at all), and dropped when the foreign table's
+ * definition changes (a relcache invalidation: ALTER FOREIGN TABLE, its
+ * options, ANALYZE) or any server or user mapping does (their options say
+ * which remote is asked, and as whom), and, for a remote shipped `x <@ f`
+ * (bloomfilter 1.0 there), when a transaction fails.  Nothing remembered
+ * can fail a query: a remote of 1.1 runs bloomfilter_join_probe(), which
+ * lets rows of a changed column pass (autojoin/bf_autojoin_probe.c).  A table that grows tenfold on the remote is seen at the next
  * lookup; an extension installed there within BLOOM_REMOTE_SIZE_TTL.
  */
 #include "autojoin/bf_autojoin.h"
