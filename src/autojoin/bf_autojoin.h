@@ -13,6 +13,10 @@
  *							partitioned parent's) size and paths redone;
  *							what a filter's subquery may hold;
  *		autojoin/bf_autojoin_size.c	the remote size of a foreign table never analyzed;
+ *		autojoin/bf_autojoin_remote.c	the lookup over a connection of its own, and
+ *							which probe each remote can run;
+ *		autojoin/bf_autojoin_answer.c	the lookup's answer, checked whole;
+ *		autojoin/bf_autojoin_probe.c	bloomfilter_join_probe(), run by remotes;
  *		autojoin/bf_autojoin_guard.c	whether a lookup may use a connection now (no
  *							query with asynchronous foreign scans running).
  *

@@ -10,7 +10,7 @@
  *
  * Since issue #27 the lookup uses a connection of its own
  * (autojoin/bf_autojoin_remote.c), never postgres_fdw's, so what follows no longer
- * protects a connection: the rule is kept as caution (and TAP 018 tests it).
+ * protects a connection: the rule is kept as caution (and TAP 012 tests it).
  */
 #include "bloomfilter.h"
 
