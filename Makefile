@@ -30,7 +30,7 @@ GLUE_SRCS = src/type/bf_guc.c src/type/bf_io.c src/type/bf_type_report.c src/key
 	src/key/bf_keybytes.c src/type/bf_type_detoast.c src/type/bf_ops.c src/agg/bf_agg_entry.c src/agg/bf_agg_state.c src/agg/bf_agg_encode.c src/agg/bf_agg_type.c \
 	src/index/bf_index.c src/index/gist/bf_gist.c src/index/gist/bf_gist_keys.c src/index/gist/bf_gist_cost.c src/type/bf_planner.c src/variants/bf_countingbloom.c src/variants/bf_bloomwindow.c \
 	src/variants/bf_scalablebloom.c src/variants/bf_scalablebloom_union.c \
-	src/type/bf_array.c src/type/bf_cmp.c src/autojoin/bf_autojoin_hook.c src/autojoin/bf_autojoin_plan.c src/autojoin/bf_autojoin_quals.c src/autojoin/bf_autojoin_size.c src/autojoin/bf_autojoin_guard.c src/autojoin/bf_autojoin_remote.c \
+	src/type/bf_array.c src/type/bf_cmp.c src/autojoin/bf_autojoin_hook.c src/autojoin/bf_autojoin_plan.c src/autojoin/bf_autojoin_quals.c src/autojoin/bf_autojoin_size.c src/autojoin/bf_autojoin_guard.c src/autojoin/bf_autojoin_remote.c src/autojoin/bf_autojoin_probe.c src/autojoin/bf_autojoin_answer.c \
 	src/index/slice/bf_slice_page.c src/index/slice/bf_slice_write.c src/index/slice/bf_slice_build.c src/index/slice/bf_slice_scan.c src/index/slice/bf_slice_sink.c \
 	src/index/slice/bf_slice_vacuum.c src/index/slice/bf_slice_am.c src/type/bf_type_edges.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
@@ -46,7 +46,7 @@ REGRESS = bloom_basics bloom_families bloom_combine bloom_estimates \
 	bloom_gist bloom_gist_memory bloom_planner bloom_security bloom_counting bloom_window \
 	bloom_scalable bloom_batch bloom_value_compare bloom_key_hashing bloom_caches \
 	bloom_slice bloom_slice_scan bloom_slice_edges bloom_comments bloom_edges bloom_hints bloom_index_choice \
-	bloom_named_rows bloom_settings_load bloom_frozen
+	bloom_named_rows bloom_settings_load bloom_frozen bloom_join_probe
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 # left out by check-fast: each takes over ten seconds of the suite's ninety
 # (measured on the 2-core development machine); the full suite runs them

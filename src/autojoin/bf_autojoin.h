@@ -15,9 +15,10 @@
  *							side's restrictions that cannot raise an ERROR;
  *		autojoin/bf_autojoin_size.c	the remote size of a foreign table never analyzed:
  *							the lookup's bound and its cache;
- *		autojoin/bf_autojoin_remote.c	the lookup itself, over a connection of its own:
- *							the remote's size, bloomfilter's schema there and
- *							the columns' types;
+ *		autojoin/bf_autojoin_remote.c	the lookup over a connection of its own, and
+ *							which probe each remote can run;
+ *		autojoin/bf_autojoin_answer.c	the lookup's answer, checked whole;
+ *		autojoin/bf_autojoin_probe.c	bloomfilter_join_probe(), run by remotes;
  *		autojoin/bf_autojoin_guard.c	whether a lookup may use a connection now (no
  *							query with asynchronous foreign scans running).
  *
@@ -179,6 +180,7 @@ typedef struct RemoteColumn
 	char		name[NAMEDATALEN];
 	char		typnsp[NAMEDATALEN];
 	char		typname[NAMEDATALEN];
+	bool		deterministic;	/* its collation is deterministic (or none) */
 } RemoteColumn;
 
 /* What the remote of a foreign table told (autojoin/bf_autojoin_remote.c). */
@@ -189,6 +191,7 @@ typedef struct RemoteFacts
 	double		pages;
 	char		size_why[128];	/* if not size_known */
 	char		ext_schema[NAMEDATALEN];	/* "" if bloomfilter is not there */
+	int			ext_version;	/* its version, major * 100 + minor */
 	int			encoding;		/* the remote database's, or -1 if unknown */
 	int			ncolumns;
 	RemoteColumn *columns;
@@ -201,12 +204,40 @@ typedef struct RemoteFacts
 extern const RemoteFacts *bloom_remote_facts(Oid ftrelid, Oid userid, Oid serverid,
 											 const char **why);
 
+/*
+ * A plan ships `x <@ f` to the remote of ftrelid: its answer is forgotten
+ * if the transaction fails (the remote may have changed since).
+ */
+extern void bloom_remote_facts_probed_with_op(Oid ftrelid, Oid userid);
+
 /* May the scan's user read rel (else nothing is asked)? */
 extern bool bloom_autojoin_may_ask(PlannerInfo *root, RelOptInfo *rel);
+
+/*
+ * The function every remote of a filter on frel runs as its probe, or
+ * InvalidOid for the operator <@ (a remote of bloomfilter 1.0).
+ */
+extern Oid	bloom_autojoin_join_probe_fn(PlannerInfo *root, RelOptInfo *frel,
+										 const BloomObjects *bo);
 
 /* Can every foreign scan of a filter on frel's fvar run its probe? */
 extern bool bloom_autojoin_remote_fits(PlannerInfo *root, RelOptInfo *frel,
 									   const BloomObjects *bo, Var *fvar);
+
+/* A remote's text, escaped and bounded for a message. */
+extern char *bloom_remote_text(const char *src, int len);
+
+/*
+ * The lookup's three answers read into *facts, each checked whole
+ * (autojoin/bf_autojoin_answer.c): false, with why, if refused.
+ */
+struct pg_result;
+extern bool bloom_remote_read_answers(struct pg_result **res, const char *qualified,
+									  double density, MemoryContext cxt,
+									  RemoteFacts *facts, char *why, size_t whylen);
+
+/* Did the last bloom_remote_ask() get its connection? */
+extern bool bloom_remote_connected;
 
 /* One question over a connection of its own (autojoin/bf_autojoin_remote.c). */
 extern bool bloom_remote_ask(Oid serverid, UserMapping *um, const char *qualified,

@@ -684,6 +684,7 @@ bloom_autojoin_apply_filter(PlannerInfo *root, const BloomObjects *bo,
 							BloomFilterPlan *fp, List *done)
 {
 	OpExpr	   *probe;
+	Oid			joinfn;
 	ProbeToAdd	add;
 	ListCell   *lc;
 
@@ -707,11 +708,25 @@ bloom_autojoin_apply_filter(PlannerInfo *root, const BloomObjects *bo,
 								 sp->plan_name, fp->keyname);
 	}
 
-	probe = (OpExpr *) make_opclause(bo->probe_op, BOOLOID, false,
-									 (Expr *) copyObject(fp->fvar), (Expr *) fp->prm,
-									 InvalidOid, fp->fvar->varcollid);
-	probe->opfuncid = get_opcode(bo->probe_op);
-	add.clause = (Expr *) probe;
+	/*
+	 * A remote of bloomfilter 1.1 or later runs bloomfilter_join_probe(), which
+	 * cannot fail on a remote column changed since it was asked
+	 * (autojoin/bf_autojoin_probe.c); one of 1.0 runs `x <@ f`.
+	 */
+	joinfn = bloom_autojoin_join_probe_fn(root, fp->frel, bo);
+	if (OidIsValid(joinfn))
+		add.clause = (Expr *) makeFuncExpr(joinfn, BOOLOID,
+										   list_make2(copyObject(fp->fvar), fp->prm),
+										   InvalidOid, fp->fvar->varcollid,
+										   COERCE_EXPLICIT_CALL);
+	else
+	{
+		probe = (OpExpr *) make_opclause(bo->probe_op, BOOLOID, false,
+										 (Expr *) copyObject(fp->fvar), (Expr *) fp->prm,
+										 InvalidOid, fp->fvar->varcollid);
+		probe->opfuncid = get_opcode(bo->probe_op);
+		add.clause = (Expr *) probe;
+	}
 	add.sel = fp->sel;
 	(void) bloom_autojoin_walk_foreign_scans(root, fp->frel, bo, add_probe_to_scan,
 							  probe_for_member, &add);

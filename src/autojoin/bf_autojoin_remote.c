@@ -36,7 +36,14 @@
  */
 #include "autojoin/bf_autojoin.h"
 
+#include "catalog/dependency.h"
+#include "catalog/pg_extension.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
 #include "commands/defrem.h"
+#include "commands/extension.h"
+#include "nodes/makefuncs.h"
+#include "parser/parse_func.h"
 #include "optimizer/appendinfo.h"
 #include "parser/parsetree.h"
 #include "utils/acl.h"
@@ -188,7 +195,8 @@ remote_connect(ForeignServer *server, UserMapping *um, int bound_ms,
 		if (PQstatus(conn) != CONNECTION_OK)
 			ereport(ERROR,
 					(errcode(ERRCODE_SQLCLIENT_UNABLE_TO_ESTABLISH_SQLCONNECTION),
-					 errmsg("could not connect: %s", pchomp(PQerrorMessage(conn)))));
+					 errmsg("could not connect: %s",
+							bloom_remote_text(pchomp(PQerrorMessage(conn)), -1))));
 	}
 	PG_CATCH();
 	{
@@ -207,6 +215,9 @@ remote_connect(ForeignServer *server, UserMapping *um, int bound_ms,
 	return conn;
 }
 
+/* Did the last lookup get its connection (its question then went unanswered)? */
+bool		bloom_remote_connected = false;
+
 /* Send sql and collect its results (nresults of them, the rest dropped). */
 static void
 remote_query(PGconn *conn, const char *sql, PGresult **results, int nresults)
@@ -217,7 +228,8 @@ remote_query(PGconn *conn, const char *sql, PGresult **results, int nresults)
 	if (!PQsendQuery(conn, sql))
 		ereport(ERROR,
 				(errcode(ERRCODE_FDW_ERROR),
-				 errmsg("the remote did not answer: %s", pchomp(PQerrorMessage(conn)))));
+				 errmsg("the remote did not answer: %s",
+						bloom_remote_text(pchomp(PQerrorMessage(conn)), -1))));
 	for (;;)
 	{
 		while (PQisBusy(conn))
@@ -226,7 +238,8 @@ remote_query(PGconn *conn, const char *sql, PGresult **results, int nresults)
 			if (!PQconsumeInput(conn))
 				ereport(ERROR,
 						(errcode(ERRCODE_FDW_ERROR),
-						 errmsg("the remote did not answer: %s", pchomp(PQerrorMessage(conn)))));
+						 errmsg("the remote did not answer: %s",
+								bloom_remote_text(pchomp(PQerrorMessage(conn)), -1))));
 		}
 		res = PQgetResult(conn);
 		if (res == NULL)
@@ -236,7 +249,7 @@ remote_query(PGconn *conn, const char *sql, PGresult **results, int nresults)
 		{
 			char	   *msg = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
 
-			msg = pstrdup(msg ? msg : "no message");
+			msg = bloom_remote_text(msg ? msg : "no message", -1);
 			PQclear(res);
 			ereport(ERROR,
 					(errcode(ERRCODE_FDW_ERROR),
@@ -245,7 +258,11 @@ remote_query(PGconn *conn, const char *sql, PGresult **results, int nresults)
 		if (PQresultStatus(res) == PGRES_TUPLES_OK && got < nresults)
 			results[got++] = res;
 		else
+		{
+			if (PQresultStatus(res) == PGRES_TUPLES_OK)
+				got++;			/* one more than asked: refused below */
 			PQclear(res);
+		}
 	}
 	if (got != nresults)
 		ereport(ERROR,
@@ -253,19 +270,13 @@ remote_query(PGconn *conn, const char *sql, PGresult **results, int nresults)
 				 errmsg("the remote did not answer: %d results of %d", got, nresults)));
 }
 
-/* A remote text value copied into a NAMEDATALEN buffer. */
-static void
-copy_name(char *dst, const char *src)
-{
-	strlcpy(dst, src, NAMEDATALEN);
-}
-
 /*
  * Ask the remote of foreign table ftrelid (qualified: its remote name) as
  * um, within bound_ms.  density: rows per page of the declared columns, for
  * leaves never analyzed there either.  Fills *facts (columns allocated in
  * cxt); returns false with *why when no answer can be had for a reason that
- * is no error.  May raise anything (the caller runs it in a subtransaction).
+ * is no error, or the answer is refused.  May raise anything (the caller
+ * runs it in a subtransaction).
  */
 bool
 bloom_remote_ask(Oid serverid, UserMapping *um, const char *qualified,
@@ -277,30 +288,35 @@ bloom_remote_ask(Oid serverid, UserMapping *um, const char *qualified,
 	PGresult   *res[3] = {NULL, NULL, NULL};
 	StringInfoData sql;
 	char	   *lit = quote_literal_cstr(qualified);
+	bool		ok;
 	int			i;
 
+	bloom_remote_connected = false;
 	conn = remote_connect(server, um, bound_ms, why, whylen);
 	if (conn == NULL)
 		return false;
+	bloom_remote_connected = true;
 
 	initStringInfo(&sql);
 	appendStringInfo(&sql, "SET statement_timeout = %d; ", Max(bound_ms, 1));
-	/* the database's encoding, the extension's schema (NULL: not installed) */
+	/* the database's encoding, the extension's schema and version (NULL: none) */
 	appendStringInfoString(&sql,
-						   "SELECT pg_catalog.getdatabaseencoding(), "
-						   "(SELECT n.nspname FROM pg_catalog.pg_extension e "
-						   "JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace "
-						   "WHERE e.extname = 'bloomfilter'); ");
-	/* each column's base type (a domain's, at any depth) */
+						   "SELECT pg_catalog.getdatabaseencoding(), n.nspname, e.extversion "
+						   "FROM (SELECT 1) one LEFT JOIN (pg_catalog.pg_extension e "
+						   "JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace) "
+						   "ON e.extname = 'bloomfilter'; ");
+	/* each column's base type (a domain's, at any depth), and its collation */
 	appendStringInfo(&sql,
-					 "WITH RECURSIVE t(attname, typid) AS ("
-					 "SELECT a.attname, a.atttypid FROM pg_catalog.pg_attribute a "
+					 "WITH RECURSIVE t(attname, typid, coll) AS ("
+					 "SELECT a.attname, a.atttypid, a.attcollation FROM pg_catalog.pg_attribute a "
 					 "WHERE a.attrelid = %s::pg_catalog.regclass AND a.attnum > 0 AND NOT a.attisdropped "
-					 "UNION ALL SELECT t.attname, y.typbasetype FROM t "
+					 "UNION ALL SELECT t.attname, y.typbasetype, t.coll FROM t "
 					 "JOIN pg_catalog.pg_type y ON y.oid = t.typid WHERE y.typtype = 'd') "
-					 "SELECT t.attname, n.nspname, y.typname FROM t "
+					 "SELECT t.attname, n.nspname, y.typname, "
+					 "COALESCE(c.collisdeterministic, true) FROM t "
 					 "JOIN pg_catalog.pg_type y ON y.oid = t.typid "
 					 "JOIN pg_catalog.pg_namespace n ON n.oid = y.typnamespace "
+					 "LEFT JOIN pg_catalog.pg_collation c ON c.oid = t.coll "
 					 "WHERE y.typtype <> 'd'; ", lit);
 	/* the table's size: its own pages or its leaves' */
 	appendStringInfo(&sql,
@@ -338,56 +354,10 @@ bloom_remote_ask(Oid serverid, UserMapping *um, const char *qualified,
 	PG_END_TRY();
 	PQfinish(conn);
 
-	memset(facts, 0, sizeof(*facts));
-	facts->encoding = -1;
-	if (PQntuples(res[0]) == 1 && PQnfields(res[0]) == 2)
-	{
-		facts->encoding = pg_char_to_encoding(PQgetvalue(res[0], 0, 0));
-		if (!PQgetisnull(res[0], 0, 1))
-			copy_name(facts->ext_schema, PQgetvalue(res[0], 0, 1));
-	}
-	facts->ncolumns = PQntuples(res[1]);
-	facts->columns = (RemoteColumn *)
-		MemoryContextAllocZero(cxt, Max(facts->ncolumns, 1) * sizeof(RemoteColumn));
-	for (i = 0; i < facts->ncolumns; i++)
-	{
-		copy_name(facts->columns[i].name, PQgetvalue(res[1], i, 0));
-		copy_name(facts->columns[i].typnsp, PQgetvalue(res[1], i, 1));
-		copy_name(facts->columns[i].typname, PQgetvalue(res[1], i, 2));
-	}
-
-	facts->size_known = PQntuples(res[2]) > 0 && PQnfields(res[2]) == 4;
-	if (!facts->size_known)
-		snprintf(facts->size_why, sizeof(facts->size_why),
-				 "the remote %s has no table", qualified);
-	for (i = 0; facts->size_known && i < PQntuples(res[2]); i++)
-	{
-		char		kind = PQgetvalue(res[2], i, 0)[0];
-		double		reltuples = strtod(PQgetvalue(res[2], i, 1), NULL);
-		double		relpages = strtod(PQgetvalue(res[2], i, 2), NULL);
-		double		curpages = strtod(PQgetvalue(res[2], i, 3), NULL);
-
-		if (kind != 'r' && kind != 'm')
-		{
-			snprintf(facts->size_why, sizeof(facts->size_why),
-					 "the remote %s is not a table (relkind %c)", qualified, kind);
-			facts->size_known = false;
-			break;
-		}
-		/* as the planner sizes a table (estimate_rel_size) */
-		if (reltuples >= 0 && relpages > 0)
-			facts->tuples += reltuples / relpages * curpages;
-		else if (reltuples >= 0 && curpages == 0)
-			facts->tuples += reltuples;
-		else
-			facts->tuples += curpages * density;	/* never analyzed there */
-		facts->pages += curpages;
-	}
-	if (!facts->size_known)
-		facts->tuples = facts->pages = 0;
+	ok = bloom_remote_read_answers(res, qualified, density, cxt, facts, why, whylen);
 	for (i = 0; i < 3; i++)
 		PQclear(res[i]);
-	return true;
+	return ok;
 }
 
 /* ---- what the planner asks (autojoin/bf_autojoin_hook.c) ---- */
@@ -474,7 +444,8 @@ remote_fit_of_scan(PlannerInfo *root, RelOptInfo *rel,
 	if (strcmp(facts->ext_schema, fit->bo->nspname) != 0)
 	{
 		*fit->why = psprintf("bloomfilter is in schema %s on the remote of %s and in %s here, whose name the probe is shipped with",
-							quote_identifier(facts->ext_schema), get_rel_name(rte->relid),
+							bloom_remote_text(quote_identifier(facts->ext_schema), -1),
+							get_rel_name(rte->relid),
 							quote_identifier(fit->bo->nspname));
 		return false;
 	}
@@ -504,13 +475,16 @@ remote_fit_of_scan(PlannerInfo *root, RelOptInfo *rel,
 	if (i == facts->ncolumns)
 		*fit->why = psprintf("the remote of %s has no column %s",
 							get_rel_name(rte->relid), quote_identifier(colname));
+	else if (!facts->columns[i].deterministic)
+		*fit->why = psprintf("the remote column %s of %s is under a nondeterministic collation, whose equal strings may differ in bytes (a filter hashes bytes)",
+							 quote_identifier(colname), get_rel_name(rte->relid));
 	else if (!bloom_autojoin_remote_type_fits(fit->fvar->vartype, fit->fvar->varcollid,
 											  facts->columns[i].typnsp,
 											  facts->columns[i].typname))
 		*fit->why = psprintf("the remote column %s of %s is of type %s, whose keys do not hash as those of the declared %s",
 							quote_identifier(colname), get_rel_name(rte->relid),
-							quote_qualified_identifier(facts->columns[i].typnsp,
-													   facts->columns[i].typname),
+							bloom_remote_text(quote_qualified_identifier(facts->columns[i].typnsp,
+																		 facts->columns[i].typname), -1),
 							format_type_be(fit->fvar->vartype));
 	return false;
 }
@@ -537,4 +511,71 @@ bloom_autojoin_remote_fits(PlannerInfo *root, RelOptInfo *frel,
 		 get_rte_attribute_name(rel_rte(root, frel), fvar->varattno),
 		 get_rel_name(rel_rte(root, frel)->relid), why);
 	return false;
+}
+
+/* What remote_probe_of_scan() finds. */
+typedef struct ProbeForm
+{
+	bool		mark;			/* the operator is shipped: mark the answers */
+	bool		all;			/* every remote so far runs bloomfilter 1.1+ */
+} ProbeForm;
+
+/*
+ * Does a scan's remote run bloomfilter 1.1 or later (facts cached)?  When
+ * marking, its answer is marked as probed with `x <@ f`.
+ */
+static bool
+remote_probe_of_scan(PlannerInfo *root, RelOptInfo *rel,
+					 double tuple_cost pg_attribute_unused(), void *arg)
+{
+	ProbeForm  *pf = (ProbeForm *) arg;
+	RangeTblEntry *rte = rel_rte(root, rel);
+	Oid			userid = bloom_autojoin_scan_user(root, rel);
+	const RemoteFacts *facts;
+	const char *why;
+
+	if (pf->mark)
+	{
+		bloom_remote_facts_probed_with_op(rte->relid, userid);
+		return false;
+	}
+	facts = bloom_remote_facts(rte->relid, userid, rel->serverid, &why);
+	if (facts == NULL || facts->ext_schema[0] == '\0' || facts->ext_version < 101)
+		pf->all = false;
+	return false;
+}
+
+/*
+ * bloomfilter_join_probe(anyelement, bloomfilter) of the local extension, if
+ * every remote a filter on frel goes to has it too (bloomfilter 1.1 or
+ * later there): the probe that cannot fail on a remote changed since it was
+ * asked (autojoin/bf_autojoin_probe.c).  InvalidOid: ship `x <@ f`, and
+ * have the remotes' answers asked again if the transaction fails.
+ */
+Oid
+bloom_autojoin_join_probe_fn(PlannerInfo *root, RelOptInfo *frel,
+							 const BloomObjects *bo)
+{
+	Oid			argtypes[2] = {ANYELEMENTOID, bo->bftype};
+	Oid			fn;
+	ProbeForm	pf;
+
+	pf.mark = false;
+	pf.all = true;
+	fn = LookupFuncName(list_make2(makeString(bo->nspname),
+								   makeString("bloomfilter_join_probe")),
+						2, argtypes, true);
+	if (OidIsValid(fn) &&
+		getExtensionOfObject(ProcedureRelationId, fn) == bo->extoid)
+	{
+		(void) bloom_autojoin_walk_foreign_scans(root, frel, bo, remote_probe_of_scan,
+												 NULL, &pf);
+		if (pf.all)
+			return fn;
+	}
+	/* this database's bloomfilter is still 1.0, or a remote's is */
+	pf.mark = true;
+	(void) bloom_autojoin_walk_foreign_scans(root, frel, bo, remote_probe_of_scan,
+											 NULL, &pf);
+	return InvalidOid;
 }

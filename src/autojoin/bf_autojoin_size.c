@@ -42,11 +42,15 @@
  * contact the remote, so the lookup is bounded (see "the bound" below).
  *
  * The cache.  An answer is kept BLOOM_REMOTE_SIZE_TTL seconds (a failure
- * BLOOM_REMOTE_SIZE_FAILURE_TTL; a timeout or cancel not at all), and
- * dropped when the foreign table's definition changes (a relcache
- * invalidation: ALTER FOREIGN TABLE, its options, ANALYZE) or any
- * server or user mapping does (their options say which remote is asked, and
- * as whom).  A table that grows tenfold on the remote is seen at the next
+ * BLOOM_REMOTE_SIZE_FAILURE_TTL; a timeout BLOOM_REMOTE_TIMEOUT_TTL, for the
+ * table once connected, for the server if the connection never came; a
+ * user's cancel not at all), and dropped when the foreign table's
+ * definition changes (a relcache invalidation: ALTER FOREIGN TABLE, its
+ * options, ANALYZE) or any server or user mapping does (their options say
+ * which remote is asked, and as whom), and, for a remote shipped `x <@ f`
+ * (bloomfilter 1.0 there), when a transaction fails.  Nothing remembered
+ * can fail a query: a remote of 1.1 runs bloomfilter_join_probe(), which
+ * lets rows of a changed column pass (autojoin/bf_autojoin_probe.c).  A table that grows tenfold on the remote is seen at the next
  * lookup; an extension installed there within BLOOM_REMOTE_SIZE_TTL.
  */
 #include "autojoin/bf_autojoin.h"
@@ -62,6 +66,7 @@
 #include "foreign/fdwapi.h"
 #include "foreign/foreign.h"
 #include "libpq-fe.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "optimizer/plancat.h"
@@ -79,12 +84,17 @@
 
 /*
  * How long an answer is kept, in seconds; a failure (no connection, no user
- * mapping, no such remote table) for less, as it is often soon mended.  A
- * lookup that ran out of its bound or was cancelled is not kept at all: the
- * next statement asks again.
+ * mapping, no such remote table, an answer refused) for less, as it is often
+ * soon mended.  A lookup that ran out of its bound is remembered for its
+ * server and user, BLOOM_REMOTE_TIMEOUT_TTL: one slow remote must not cost
+ * every statement the bound.  A lookup cancelled by the user is not kept.
  */
 #define BLOOM_REMOTE_SIZE_TTL	600
 #define BLOOM_REMOTE_SIZE_FAILURE_TTL	30
+#define BLOOM_REMOTE_TIMEOUT_TTL	60
+
+/* The room of a reason (said at DEBUG1). */
+#define BLOOM_WHY_LEN	320
 
 typedef struct RemoteSizeKey
 {
@@ -96,12 +106,58 @@ typedef struct RemoteSizeEntry
 {
 	RemoteSizeKey key;
 	bool		known;			/* the remote answered */
+	bool		probed_with_op; /* a plan shipped it `x <@ f` */
+	int			ttl;			/* seconds it is kept */
 	RemoteFacts facts;			/* its answer (columns in TopMemoryContext) */
 	TimestampTz asked;
-	char		why[160];		/* if not known */
+	char		why[BLOOM_WHY_LEN];	/* if not known */
 } RemoteSizeEntry;
 
 static HTAB *size_cache = NULL;
+
+static void size_cache_xact_abort(XactEvent event, void *arg);
+
+/* A server that did not answer a user's lookup in time, and until when it is not asked. */
+typedef struct SlowRemoteKey
+{
+	Oid			serverid;
+	Oid			userid;
+} SlowRemoteKey;
+
+typedef struct SlowRemoteEntry
+{
+	SlowRemoteKey key;
+	TimestampTz until;
+	char		why[BLOOM_WHY_LEN];
+} SlowRemoteEntry;
+
+static HTAB *slow_remotes = NULL;
+
+/*
+ * Copy src into dst of dstlen bytes, cut at a whole character of the
+ * database's encoding.
+ */
+static void
+clip_copy(char *dst, const char *src, size_t dstlen)
+{
+	int			len = strlen(src);
+
+	if ((size_t) len >= dstlen)
+		len = pg_mbcliplen(src, len, (int) dstlen - 1);
+	memcpy(dst, src, len);
+	dst[len] = '\0';
+}
+
+/* "what (server name)", what cut so that the server's name always fits. */
+static void
+reason_of_server(char *dst, size_t dstlen, const char *what, const char *server)
+{
+	char		part[BLOOM_WHY_LEN];
+	size_t		room = dstlen - Min(dstlen - 1, strlen(server) + 10);
+
+	clip_copy(part, what, Min(room, sizeof(part)));
+	snprintf(dst, dstlen, "%s (server %s)", part, server);
+}
 
 /* A foreign table's definition changed (or an ANALYZE): forget its size. */
 static void
@@ -135,7 +191,15 @@ size_cache_inval_syscache(Datum arg pg_attribute_unused(),
 						  int cacheid pg_attribute_unused(),
 						  uint32 hashvalue pg_attribute_unused())
 {
+	HASH_SEQ_STATUS seq;
+	SlowRemoteEntry *e;
+
 	size_cache_inval((Datum) 0, InvalidOid);
+	if (slow_remotes == NULL)
+		return;
+	hash_seq_init(&seq, slow_remotes);
+	while ((e = (SlowRemoteEntry *) hash_seq_search(&seq)) != NULL)
+		(void) hash_search(slow_remotes, &e->key, HASH_REMOVE, NULL);
 }
 
 static void
@@ -149,11 +213,63 @@ size_cache_init(void)
 	ctl.hcxt = TopMemoryContext;
 	size_cache = hash_create("bloomfilter remote sizes", 64, &ctl,
 							 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(SlowRemoteKey);
+	ctl.entrysize = sizeof(SlowRemoteEntry);
+	ctl.hcxt = TopMemoryContext;
+	slow_remotes = hash_create("bloomfilter slow remotes", 16, &ctl,
+							   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	CacheRegisterRelcacheCallback(size_cache_inval, (Datum) 0);
 	CacheRegisterSyscacheCallback(FOREIGNSERVEROID, size_cache_inval_syscache,
 								  (Datum) 0);
 	CacheRegisterSyscacheCallback(USERMAPPINGOID, size_cache_inval_syscache,
 								  (Datum) 0);
+	RegisterXactCallback(size_cache_xact_abort, NULL);
+}
+
+/*
+ * A transaction failed: the answers of remotes that a plan shipped `x <@ f`
+ * (bloomfilter 1.0 there) are forgotten, and asked again at the next plan.
+ * `x <@ f` raises an ERROR on a remote column changed since it was asked
+ * (another key family, a nondeterministic collation); bloomfilter 1.1's
+ * probe does not (autojoin/bf_autojoin_probe.c).  Whatever made the
+ * transaction fail, asking again costs one lookup.
+ */
+static void
+size_cache_xact_abort(XactEvent event, void *arg pg_attribute_unused())
+{
+	HASH_SEQ_STATUS seq;
+	RemoteSizeEntry *e;
+
+	if (event != XACT_EVENT_ABORT || size_cache == NULL)
+		return;
+	hash_seq_init(&seq, size_cache);
+	while ((e = (RemoteSizeEntry *) hash_seq_search(&seq)) != NULL)
+	{
+		if (e->probed_with_op)
+		{
+			if (e->facts.columns != NULL)
+				pfree(e->facts.columns);
+			(void) hash_search(size_cache, &e->key, HASH_REMOVE, NULL);
+		}
+	}
+}
+
+/* A plan ships `x <@ f` to the remote of ftrelid, asked as userid. */
+void
+bloom_remote_facts_probed_with_op(Oid ftrelid, Oid userid)
+{
+	RemoteSizeKey key;
+	RemoteSizeEntry *e;
+
+	if (size_cache == NULL)
+		return;
+	memset(&key, 0, sizeof(key));
+	key.relid = ftrelid;
+	key.userid = userid;
+	e = (RemoteSizeEntry *) hash_search(size_cache, &key, HASH_FIND, NULL);
+	if (e != NULL)
+		e->probed_with_op = true;
 }
 
 /*
@@ -325,7 +441,7 @@ ask_remote(Oid ftrelid, Oid userid, Oid serverid, int bound, RemoteFacts *facts,
 /* Remember an answer (or a failure). */
 static RemoteSizeEntry *
 size_cache_store(const RemoteSizeKey *key, bool known, const RemoteFacts *facts,
-				 TimestampTz asked, const char *why)
+				 TimestampTz asked, const char *why, int ttl)
 {
 	RemoteSizeEntry *e;
 	bool		found;
@@ -334,18 +450,23 @@ size_cache_store(const RemoteSizeKey *key, bool known, const RemoteFacts *facts,
 	if (found && e->facts.columns != NULL)
 		pfree(e->facts.columns);
 	e->known = known;
+	e->probed_with_op = false;
+	e->ttl = ttl;
 	e->facts = *facts;
 	e->asked = asked;
-	strlcpy(e->why, why, sizeof(e->why));
+	clip_copy(e->why, why, sizeof(e->why));
 	return e;
 }
 
 const RemoteFacts *
 bloom_remote_facts(Oid ftrelid, Oid userid, Oid serverid, const char **why)
 {
-	static char uncached_why[160];
+	static char uncached_why[BLOOM_WHY_LEN];
 	RemoteSizeKey key;
 	RemoteSizeEntry *e;
+	SlowRemoteKey skey;
+	SlowRemoteEntry *slow;
+	char	   *srvname;
 	bool		found;
 	TimestampTz now = GetCurrentTimestamp();
 	MemoryContext cxt = CurrentMemoryContext;
@@ -353,7 +474,9 @@ bloom_remote_facts(Oid ftrelid, Oid userid, Oid serverid, const char **why)
 	bool		known = false;
 	bool		keep = true;
 	RemoteFacts facts;
-	char		reason[160];
+	char		reason[BLOOM_WHY_LEN];
+	char		skip_why[BLOOM_WHY_LEN];
+	volatile bool table_timed_out = false;
 	ErrorData  *passed_on = NULL;
 	int			bound;
 	bool		stmt_timeout_armed;
@@ -364,10 +487,7 @@ bloom_remote_facts(Oid ftrelid, Oid userid, Oid serverid, const char **why)
 	key.relid = ftrelid;
 	key.userid = userid;
 	e = (RemoteSizeEntry *) hash_search(size_cache, &key, HASH_FIND, &found);
-	if (found &&
-		!TimestampDifferenceExceeds(e->asked, now,
-									(e->known ? BLOOM_REMOTE_SIZE_TTL :
-									 BLOOM_REMOTE_SIZE_FAILURE_TTL) * 1000))
+	if (found && !TimestampDifferenceExceeds(e->asked, now, e->ttl * 1000))
 	{
 		*why = e->why;
 		return e->known ? &e->facts : NULL;
@@ -402,6 +522,18 @@ bloom_remote_facts(Oid ftrelid, Oid userid, Oid serverid, const char **why)
 		*why = "not asked: the statement's bound for remote-size lookups is spent, or its statement_timeout is too near";
 		return NULL;
 	}
+
+	/* a server that did not answer this user in time is not asked for a while */
+	memset(&skey, 0, sizeof(skey));
+	skey.serverid = serverid;
+	skey.userid = userid;
+	slow = (SlowRemoteEntry *) hash_search(slow_remotes, &skey, HASH_FIND, &found);
+	if (found && slow->until > now)
+	{
+		*why = slow->why;
+		return NULL;
+	}
+	srvname = pstrdup(GetForeignServer(serverid)->servername);
 	if (lookup_timeout_id == MAX_TIMEOUTS)
 		lookup_timeout_id = RegisterTimeout(USER_TIMEOUT, lookup_timeout_handler);
 	stmt_timeout_armed = get_timeout_active(STATEMENT_TIMEOUT);
@@ -430,6 +562,13 @@ bloom_remote_facts(Oid ftrelid, Oid userid, Oid serverid, const char **why)
 		ReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(cxt);
 		CurrentResourceOwner = owner;
+		if (!known)
+		{
+			char		what[BLOOM_WHY_LEN];
+
+			strlcpy(what, reason, sizeof(what));
+			reason_of_server(reason, sizeof(reason), what, srvname);
+		}
 	}
 	PG_CATCH();
 	{
@@ -465,18 +604,49 @@ bloom_remote_facts(Oid ftrelid, Oid userid, Oid serverid, const char **why)
 			ours = false;
 		if (ours)
 		{
+			TimestampTz until = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+															BLOOM_REMOTE_TIMEOUT_TTL * 1000);
+			char		what[BLOOM_WHY_LEN];
+
 			QueryCancelPending = false; /* ours, if not taken yet */
 			bound_ran_out = true;
 			keep = false;
-			snprintf(reason, sizeof(reason),
+			snprintf(what, sizeof(what),
 					 "the remote did not answer within %d ms (the lookup's bound)",
 					 bound);
+			reason_of_server(reason, sizeof(reason), what, srvname);
+
+			/*
+			 * Remembered, skipped until then: for the table and user if the
+			 * remote took the connection and not the question (its backend
+			 * waits for a lock on the table, say: its other tables may
+			 * answer), for the server and user if it did not even connect.
+			 */
+			snprintf(what, sizeof(what),
+					 "not asked: the remote did not answer a lookup within %d ms; skipped until %s",
+					 bound, timestamptz_to_str(until));
+			if (bloom_remote_connected)
+			{
+				table_timed_out = true;
+				reason_of_server(skip_why, sizeof(skip_why), what, srvname);
+			}
+			else
+			{
+				slow = (SlowRemoteEntry *) hash_search(slow_remotes, &skey, HASH_ENTER, &found);
+				slow->until = until;
+				reason_of_server(slow->why, sizeof(slow->why), what, srvname);
+			}
 		}
 		else if (cancel)
 			passed_on = edata;	/* the user's cancel or statement_timeout */
 		else
-			snprintf(reason, sizeof(reason), "asking the remote failed: %s",
+		{
+			char		what[BLOOM_WHY_LEN];
+
+			snprintf(what, sizeof(what), "asking the remote failed: %s",
 					 edata->message);
+			reason_of_server(reason, sizeof(reason), what, srvname);
+		}
 		if (passed_on == NULL)
 			FreeErrorData(edata);
 		known = false;
@@ -488,8 +658,14 @@ bloom_remote_facts(Oid ftrelid, Oid userid, Oid serverid, const char **why)
 
 	if (!keep)
 	{
-		/* not remembered: the next statement asks again */
-		strlcpy(uncached_why, reason, sizeof(uncached_why));
+		/* said now; remembered as skipped, or not at all */
+		if (table_timed_out)
+		{
+			memset(&facts, 0, sizeof(facts));
+			(void) size_cache_store(&key, false, &facts, now, skip_why,
+									BLOOM_REMOTE_TIMEOUT_TTL);
+		}
+		clip_copy(uncached_why, reason, sizeof(uncached_why));
 		*why = uncached_why;
 		return NULL;
 	}
@@ -500,7 +676,8 @@ bloom_remote_facts(Oid ftrelid, Oid userid, Oid serverid, const char **why)
 		pfree(facts.columns);
 		facts.columns = NULL;
 	}
-	e = size_cache_store(&key, known, &facts, now, reason);
+	e = size_cache_store(&key, known, &facts, now, reason,
+						 known ? BLOOM_REMOTE_SIZE_TTL : BLOOM_REMOTE_SIZE_FAILURE_TTL);
 	*why = e->why;
 	return e->known ? &e->facts : NULL;
 }

@@ -118,13 +118,13 @@ sub has_filter
 	my ($plan) = @_;
 	# (PostgreSQL 17 and later print no "(returns $n)")
 	return $plan =~ /InitPlan \d+(?: \(returns \$\d+\))?: bloom filter of .*, added by bloomfilter\.join_pushdown/
-	  && $plan =~ /Remote SQL: .*OPERATOR\(public\.<@\) \$\d+::public\.bloomfilter/;
+	  && $plan =~ /Remote SQL: .*(?:public\.bloomfilter_join_probe\(\w+, \$\d+::public\.bloomfilter\)|OPERATOR\(public\.<@\) \$\d+::public\.bloomfilter)/;
 }
 
 sub no_filter
 {
 	my ($plan) = @_;
-	return $plan !~ /bloomfilter\.join_pushdown/ && $plan !~ /<@/;
+	return $plan !~ /bloomfilter\.join_pushdown/ && $plan !~ /<@|bloomfilter_join_probe/;
 }
 
 # Same sorted rows off and on (and at least $min of them), and the filter
@@ -207,7 +207,7 @@ check_shape('other side a restricted foreign table of another server',
 	pre => "BEGIN; ALTER SERVER r1 OPTIONS (ADD fdw_tuple_cost '0.1');");
 my $plan = plan_of('SELECT v.customer_id, e.id, f.id FROM vip v JOIN events e USING (customer_id)
 	   JOIN events2 f ON f.customer_id = v.customer_id');
-is(scalar(() = $plan =~ /OPERATOR\(public\.<@\)/g), 2, 'two foreign tables: both remote queries probe');
+is(scalar(() = $plan =~ /public\.bloomfilter_join_probe\(/g), 2, 'two foreign tables: both remote queries probe');
 is(scalar(() = $plan =~ /added by bloomfilter\.join_pushdown/g), 1,
 	'two foreign tables: one filter of vip.customer_id, built once for both');
 
@@ -315,7 +315,7 @@ check_shape('partitioned, LEFT JOIN preserved side',
 my $pplan = plan_of('SELECT v.customer_id, e.id FROM vip v JOIN allev e USING (customer_id)');
 is(scalar(() = $pplan =~ /Async Foreign Scan on public\.allev_\d/g), 2,
 	'partitioned: both shards scanned asynchronously') or diag($pplan);
-is(scalar(() = $pplan =~ /Remote SQL: .*OPERATOR\(public\.<@\) \$1::public\.bloomfilter/g), 2,
+is(scalar(() = $pplan =~ /Remote SQL: .*public\.bloomfilter_join_probe\(\w+, \$1::public\.bloomfilter\)/g), 2,
 	'partitioned: the filter goes to both shards');
 
 # ---- shared_preload_libraries ----------------------------------------------

@@ -96,13 +96,13 @@ sub has_filter
 {
 	my ($plan) = @_;
 	return $plan =~ /bloom filter of .*, added by bloomfilter\.join_pushdown/
-	  && $plan =~ /Remote SQL: .*OPERATOR\(public\.<@\) \$\d+::public\.bloomfilter/;
+	  && $plan =~ /Remote SQL: .*(?:public\.bloomfilter_join_probe\(\w+, \$\d+::public\.bloomfilter\)|OPERATOR\(public\.<@\) \$\d+::public\.bloomfilter)/;
 }
 
 sub no_filter
 {
 	my ($plan) = @_;
-	return $plan !~ /bloomfilter\.join_pushdown/ && $plan !~ /<@/;
+	return $plan !~ /bloomfilter\.join_pushdown/ && $plan !~ /<@|bloomfilter_join_probe/;
 }
 
 # stdout and stderr of a script run in one session at client_min_messages
@@ -309,8 +309,10 @@ $remote->safe_psql('postgres',
 		'two blocked tables in one statement: the other lookup is skipped (DEBUG1)') or diag($err);
 }
 
-# A timeout is not remembered: in the same session, once the lock is gone,
-# the next statement asks again and gets the filter.
+# A timeout is remembered for the server (issue #33): in the same session,
+# once the lock is gone, the next statement still skips the remote (DEBUG1
+# says until when); once the server is altered, the next one asks again and
+# gets the filter.
 {
 	my ($in, $out, $err) = ('', '', '');
 	my $h = IPC::Run::start(
@@ -325,11 +327,20 @@ $remote->safe_psql('postgres',
 	ok(no_filter($out), 'a timeout: no filter then');
 	$remote->safe_psql('postgres', "COMMIT PREPARED 'hold'");
 	$out = '';
+	$err = '';
 	$in .= "EXPLAIN (VERBOSE, COSTS OFF) SELECT n.k, b.id FROM nloc n JOIN nlocked b ON b.k = n.k;\n"
-	  . "\\echo second_done\n\\q\n";
+	  . "\\echo second_done\n";
 	$h->pump until $out =~ /second_done/;
+	ok(no_filter($out), 'a timeout is remembered: the next statement skips the remote');
+	like($err, qr/relation nlocked was never analyzed and its remote size is unknown \(not asked: the remote did not answer a lookup within \d+ ms; skipped until .* \(server r1\)\)/,
+		'a timeout is remembered: DEBUG1 says until when') or diag($err);
+	$out = '';
+	$in .= "ALTER SERVER r1 OPTIONS (SET fetch_size '10');\n"
+	  . "EXPLAIN (VERBOSE, COSTS OFF) SELECT n.k, b.id FROM nloc n JOIN nlocked b ON b.k = n.k;\n"
+	  . "\\echo third_done\n\\q\n";
+	$h->pump until $out =~ /third_done/;
 	$h->finish;
-	ok(has_filter($out), 'a timeout is not remembered: the next statement of the session asks again and gets the filter')
+	ok(has_filter($out), 'a remembered timeout is forgotten when its server changes: the next statement asks again and gets the filter')
 	  or diag("$out\n$err");
 }
 {

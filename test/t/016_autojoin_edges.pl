@@ -109,13 +109,13 @@ sub has_filter
 {
 	my ($plan) = @_;
 	return $plan =~ /bloom filter of .*, added by bloomfilter\.join_pushdown/
-	  && $plan =~ /Remote SQL: .*<@/;
+	  && $plan =~ /Remote SQL: .*(?:<@|bloomfilter_join_probe)/;
 }
 
 sub no_filter
 {
 	my ($plan) = @_;
-	return $plan !~ /bloomfilter\.join_pushdown/ && $plan !~ /<@/;
+	return $plan !~ /bloomfilter\.join_pushdown/ && $plan !~ /<@|bloomfilter_join_probe/;
 }
 
 # the plan, DEBUG1 and the rows off and on of one join; the rows must agree

@@ -493,7 +493,7 @@ CREATE AGGREGATE frozen_wunion(bloomwindow) (SFUNC = bloomwindow_union_agg_trans
 """
 
 # bloomslice: a table whose index the test rebuilds with the same heap,
-# then replaces by the pages this release wrote (test/t/018_frozen_slice.pl)
+# then replaces by the pages this release wrote (test/t/021_frozen_slice.pl)
 SLICE_SETUP = [
     "CREATE TABLE frozen_slice (id int, f bloomfilter) WITH (autovacuum_enabled = off)",
     # integer filters of five geometries (classic and blocked, seeds 0, 1
@@ -692,7 +692,7 @@ def main():
     sheader = [
         "# FROZEN: a bloomslice index as bloomfilter %s wrote it.  NEVER REGENERATE OR EDIT THIS FILE." % extver,
         "# Every later build must read these pages with the same answers (src/core/FORMAT.md,",
-        "# \"Compatibility\" and \"Frozen values\"); test/t/018_frozen_slice.pl runs the setup, puts",
+        "# \"Compatibility\" and \"Frozen values\"); test/t/021_frozen_slice.pl runs the setup, puts",
         "# these pages in place of the index it built, and checks every query.  Written once by",
         "# test/vectors/frozen/make_frozen.py %s (server %s, block size %s)." % (
             version, server, one("SELECT current_setting('block_size')")[0]),
