@@ -14,7 +14,7 @@ EXTENSION = bloomfilter
 EXTVERSION = 1.1
 
 MODULE_big = bloomfilter
-CORE_SRCS = src/core/bf_format.c src/core/bf_combine.c src/core/bf_estimate.c \
+CORE_SRCS = src/core/bf_spark.c src/core/bf_format.c src/core/bf_combine.c src/core/bf_estimate.c \
 	src/core/bf_sizing.c src/core/bf_base64.c src/core/bf_hashes.c \
 	src/core/bf_counting.c src/core/bf_window.c src/core/bf_scalable.c \
 	src/core/bf_batch.c src/core/bf_simd.c src/core/bf_aggstate.c src/core/bf_slice.c \

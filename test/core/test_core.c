@@ -319,6 +319,7 @@ main(void)
 	test_slice_superset();
 	test_slice_tid_items();
 	test_vectors();
+	test_spark();
 
 	printf("core: %d passed, %d failed\n", n_passed, n_failed);
 	return n_failed > 0 ? 1 : 0;
