@@ -25,7 +25,7 @@ GLUE_SRCS = src/type/bf_guc.c src/type/bf_io.c src/type/bf_type_report.c src/key
 	src/variants/bf_scalablebloom.c src/variants/bf_scalablebloom_union.c \
 	src/type/bf_array.c src/type/bf_cmp.c src/autojoin/bf_autojoin_hook.c src/autojoin/bf_autojoin_plan.c src/autojoin/bf_autojoin_size.c src/autojoin/bf_autojoin_guard.c src/autojoin/bf_autojoin_remote.c \
 	src/index/slice/bf_slice_page.c src/index/slice/bf_slice_write.c src/index/slice/bf_slice_build.c src/index/slice/bf_slice_scan.c src/index/slice/bf_slice_sink.c \
-	src/index/slice/bf_slice_vacuum.c src/index/slice/bf_slice_am.c src/type/bf_type_edges.c
+	src/index/slice/bf_slice_vacuum.c src/index/slice/bf_slice_am.c src/type/bf_type_edges.c src/type/bf_engines_spark.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
 DATA = sql/bloomfilter--1.0.sql sql/bloomfilter--1.0--1.1.sql

@@ -151,6 +151,15 @@ classic_insert_run(bf_view *v, const uint64_t *h, size_t n, const int k)
 size_t
 bf_probe_batch(const bf_view *v, const uint64_t *h, size_t n, uint8_t *out)
 {
+	if (v->layout == BF_LAYOUT_SPARK)
+	{
+		/* Spark's positions: one key at a time, as Spark probes */
+		size_t		hits = 0;
+
+		for (size_t i = 0; i < n; i++)
+			hits += out[i] = bf_spark_probe(v->bits, v->nbits, v->hashes, v->param, h[i]);
+		return hits;
+	}
 	if (v->layout == BF_LAYOUT_BLOCKED)
 	{
 #if BF_HAVE_AVX2_PROBE
@@ -179,7 +188,12 @@ bf_probe_batch(const bf_view *v, const uint64_t *h, size_t n, uint8_t *out)
 void
 bf_insert_batch(bf_view *v, const uint64_t *h, size_t n)
 {
-	if (v->layout == BF_LAYOUT_BLOCKED)
+	if (v->layout == BF_LAYOUT_SPARK)
+	{
+		for (size_t i = 0; i < n; i++)
+			bf_spark_insert(v->bits, v->nbits, v->hashes, v->param, h[i]);
+	}
+	else if (v->layout == BF_LAYOUT_BLOCKED)
 	{
 		switch (v->hashes)
 		{

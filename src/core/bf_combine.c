@@ -44,6 +44,20 @@ bf_compatible(const bf_view *a, const bf_view *b, uint64_t *nbits_out)
 		return BF_COMPAT_HASHES;
 	if (a->seed != b->seed)
 		return BF_COMPAT_SEED;
+	if (a->layout == BF_LAYOUT_SPARK)
+	{
+		/*
+		 * Spark's mergeInPlace: the same version (class), bit size, k and
+		 * seed.  Its positions are a remainder, so sizes never fold.  Any
+		 * two families Spark hashes combine: the union holds both kinds.
+		 */
+		if (a->param != b->param)
+			return BF_COMPAT_LAYOUT;
+		if (a->nbits != b->nbits)
+			return BF_COMPAT_SIZE;
+		*nbits_out = a->nbits;
+		return BF_COMPAT_OK;
+	}
 	if (a->family != BF_FAMILY_NONE && b->family != BF_FAMILY_NONE &&
 		(a->family != b->family || a->type_tag != b->type_tag))
 		return BF_COMPAT_FAMILY;
@@ -194,6 +208,16 @@ bf_merge_family(bf_view *dst, const bf_view *a, const bf_view *b)
 {
 	const bf_view *from = a->family != BF_FAMILY_NONE ? a : b;
 
+	if (a->layout == BF_LAYOUT_SPARK)
+		dst->param = a->param;
+	/* spark filters of two families: keys of either may be in the result */
+	if (a->layout == BF_LAYOUT_SPARK && a->family != BF_FAMILY_NONE &&
+		b->family != BF_FAMILY_NONE && a->family != b->family)
+	{
+		dst->family = BF_FAMILY_SPARK;
+		dst->type_tag = 0;
+		return;
+	}
 	dst->family = from->family;
 	dst->type_tag = from->type_tag;
 }

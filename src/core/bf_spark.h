@@ -140,6 +140,43 @@ bf_spark_round_bits(uint64_t numbits)
 	return (numbits + 63) / 64 * 64;
 }
 
+/* k in this extension's range; whole 64-bit words (Spark's BitArray). */
+static inline bf_status
+bf_spark_check_geometry(int hashes, uint64_t nbits)
+{
+	if (hashes < BF_MIN_HASHES || hashes > BF_MAX_HASHES)
+		return BF_ERR_HASHES;
+	if (nbits == 0 || nbits > BF_MAX_NBITS || nbits % 64 != 0)
+		return BF_ERR_NBITS;
+	return BF_OK;
+}
+
+/*
+ * The portable header's flags hold Spark's version; V1 has no seed, V2's
+ * is a Java int (kept sign-extended in the 64-bit seed field).
+ */
+static inline bool
+bf_spark_param_valid(unsigned param, uint64_t seed)
+{
+	if (param == BF_SPARK_V1)
+		return seed == 0;
+	return param == BF_SPARK_V2 &&
+		(int64_t) seed == (int64_t) (int32_t) (uint32_t) seed;
+}
+
+/*
+ * Spark hashes longs, strings and binaries, and nothing else; a filter
+ * read from Spark holds keys of any of these (BF_FAMILY_SPARK).
+ */
+static inline bool
+bf_spark_family_valid(unsigned family, uint32_t tag)
+{
+	return tag == 0 &&
+		(family == BF_FAMILY_NONE || family == BF_FAMILY_INTEGER ||
+		 family == BF_FAMILY_TEXT || family == BF_FAMILY_BYTEA ||
+		 family == BF_FAMILY_SPARK);
+}
+
 /* What readFrom learnt from Spark's bytes. */
 typedef struct bf_spark_info
 {

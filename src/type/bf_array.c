@@ -72,7 +72,7 @@ probe_elements(const bf_view *v, const BloomKeyType *kt, ArrayType *arr,
 				ans[i] = ANS_NO;
 			else
 			{
-				h[m] = bloom_hash_fast(kt, d, v->seed);
+				h[m] = bloom_hash_for(kt, d, v);
 				at[m++] = i;
 			}
 		}

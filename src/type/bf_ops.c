@@ -4,6 +4,7 @@
  *		sizing-math functions.
  */
 #include "key/bf_key.h"
+#include "type/bf_engines_spark.h"
 #include "type/bf_type_detoast.h"
 #include "type/bf_type_edges.h"
 
@@ -99,11 +100,26 @@ bloom_layout_arg(text *t)
 	char	   *name = text_to_cstring(t);
 	int			layout = bf_layout_from_name(name);
 
+	/* the layouts of other engines are bloomfilters only */
+	if (layout == BF_LAYOUT_SPARK)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("layout \"%s\" is for type bloomfilter only", name),
+				 errhint("The layouts here are 'classic' and 'blocked'.")));
+	return bloom_filter_layout_arg(name);
+}
+
+/* A layout of type bloomfilter, by name: every layout. */
+int
+bloom_filter_layout_arg(const char *name)
+{
+	int			layout = bf_layout_from_name(name);
+
 	if (layout == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unknown bloomfilter layout \"%s\"", name),
-				 errhint("The layouts are 'classic' and 'blocked'.")));
+				 errhint("The layouts are 'classic', 'blocked' and 'spark'.")));
 	return layout;
 }
 
@@ -125,11 +141,13 @@ bloomfilter_empty(PG_FUNCTION_ARGS)
 {
 	int64		capacity = PG_GETARG_INT64(0);
 	double		fpr = PG_GETARG_FLOAT8(1);
-	int			layout = bloom_layout_arg(PG_GETARG_TEXT_PP(2));
+	int			layout = bloom_filter_layout_arg(text_to_cstring(PG_GETARG_TEXT_PP(2)));
 	int64		seed = PG_GETARG_INT64(3);
 	uint64		nbits;
 	int			hashes;
 
+	if (layout == BF_LAYOUT_SPARK)
+		PG_RETURN_POINTER(bloom_spark_empty(capacity, fpr, seed));
 	bloom_size_for(layout, capacity, fpr, &nbits, &hashes);
 	PG_RETURN_POINTER(make_empty(layout, hashes, (uint64) seed, nbits));
 }
@@ -143,10 +161,13 @@ bloomfilter_empty_bits(PG_FUNCTION_ARGS)
 {
 	int64		bits = PG_GETARG_INT64(0);
 	int32		hashes = PG_GETARG_INT32(1);
-	int			layout = bloom_layout_arg(PG_GETARG_TEXT_PP(2));
+	int			layout = bloom_filter_layout_arg(text_to_cstring(PG_GETARG_TEXT_PP(2)));
 	int64		seed = PG_GETARG_INT64(3);
 	uint64		unit = layout == BF_LAYOUT_BLOCKED ? BF_BLOCK_BITS : 64;
 	uint64		nbits;
+
+	if (layout == BF_LAYOUT_SPARK)
+		PG_RETURN_POINTER(bloom_spark_empty_bits(bits, hashes, seed));
 
 	if (bits <= 0)
 		ereport(ERROR,
@@ -187,7 +208,7 @@ bloomfilter_add(PG_FUNCTION_ARGS)
 	kt = bloom_key_type_cached(fcinfo, 1, false);
 	f = bloomfilter_getarg_copy(fcinfo, 0, &v);
 	bloom_adopt_family(&v, kt);
-	bf_insert_hash(&v, bloom_hash_fast(kt, PG_GETARG_DATUM(1), v.seed));
+	bf_insert_hash(&v, bloom_hash_for(kt, PG_GETARG_DATUM(1), &v));
 	bf_store_header((uint8 *) VARDATA(f), &v);
 	bloom_warn_overfull(&v);
 	PG_RETURN_POINTER(f);
@@ -236,7 +257,7 @@ bloomfilter_add_all(PG_FUNCTION_ARGS)
 			bloom_adopt_family(&v, kt);
 			adopted = true;
 		}
-		h[m++] = bloom_hash_fast(kt, value, v.seed);
+		h[m++] = bloom_hash_for(kt, value, &v);
 		if (m == ADD_ALL_CHUNK)
 		{
 			bf_insert_batch(&v, h, m);
@@ -383,7 +404,7 @@ probe(FunctionCallInfo fcinfo, int filterarg, int keyarg)
 	probe_cache_get(c, d);
 	if (!c->has_keys)
 		return false;			/* no key was ever added */
-	return bf_probe_hash(&c->view, bloom_hash_fast(&c->key, PG_GETARG_DATUM(keyarg), c->view.seed));
+	return bf_probe_hash(&c->view, bloom_hash_for(&c->key, PG_GETARG_DATUM(keyarg), &c->view));
 }
 
 /* bloom_contains(f, x), f @> x: may x be in the set? */

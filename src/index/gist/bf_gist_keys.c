@@ -40,6 +40,7 @@
  * the keys near the root are mixed.
  */
 #include "index/gist/bf_gist_index.h"
+#include "type/bf_engines_spark.h"
 
 #include <math.h>
 
@@ -300,6 +301,7 @@ gbloom_compress(PG_FUNCTION_ARGS)
 
 	f = PG_DETOAST_DATUM(entry->key);
 	bloomfilter_view(f, &v);
+	bloom_spark_not_indexed(&v, "GiST");
 	if (v.nbits / 8 <= (uint64) siglen)
 	{
 		key = palloc0(GBK_LEAF_HDRSZ + VARSIZE(f));
