@@ -35,7 +35,7 @@ REGRESS = bloom_basics bloom_families bloom_combine bloom_estimates \
 	bloom_gist bloom_gist_memory bloom_planner bloom_security bloom_counting bloom_window \
 	bloom_scalable bloom_batch bloom_value_compare bloom_key_hashing bloom_caches \
 	bloom_slice bloom_slice_scan bloom_slice_edges bloom_comments bloom_edges bloom_hints bloom_index_choice \
-	bloom_named_rows bloom_settings_load
+	bloom_named_rows bloom_settings_load bloom_spark
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 # left out by check-fast: each takes over ten seconds of the suite's ninety
 # (measured on the 2-core development machine); the full suite runs them

@@ -469,6 +469,13 @@ bloom_adopt_family(bf_view *v, const BloomKeyType *kt)
 {
 	if (v->layout == BF_LAYOUT_SPARK && spark_family_ok(v, kt))
 		return;
+	/* Spark puts longs, strings and binaries in one filter: it holds both */
+	if (v->layout == BF_LAYOUT_SPARK && v->family != BF_FAMILY_NONE &&
+		v->family != kt->family)
+	{
+		v->family = BF_FAMILY_SPARK;
+		return;
+	}
 	if (v->family == BF_FAMILY_NONE)
 	{
 		v->family = kt->family;
