@@ -11,6 +11,7 @@
 
 #include "bf_aggstate.h"
 #include "bf_core.h"
+#include "bf_spark.h"
 #include "bf_counting.h"
 #include "bf_window.h"
 #include "bf_scalable.h"
@@ -295,6 +296,18 @@ main(int argc, char **argv)
 			free(buf);
 		}
 	n = write_agg_states(argv[1], n);
+	/* Spark's writeTo bytes (fuzz_spark): both versions, a few sizes */
+	for (int version = 1; version <= 2; version++)
+		for (uint64_t words = 1; words <= 9; words += 4)
+		{
+			uint8_t		bits[72] = {0};
+			uint8_t		out[BF_SPARK_V2_HEADER + 72];
+
+			for (uint64_t i = 0; i < words * 8; i += 3)
+				bits[i] = (uint8_t) (i * 37 + 1);
+			bf_spark_write(out, version, 3, version == 2 ? -9 : 0, bits, words * 64);
+			write_file(argv[1], n++, out, bf_spark_serialized_size(version, words * 64));
+		}
 	printf("%d seeds written to %s\n", n, argv[1]);
 	return 0;
 }
