@@ -18,7 +18,7 @@ CORE_SRCS = src/core/bf_spark.c src/core/bf_format.c src/core/bf_combine.c src/c
 	src/core/bf_sizing.c src/core/bf_base64.c src/core/bf_hashes.c \
 	src/core/bf_counting.c src/core/bf_window.c src/core/bf_scalable.c \
 	src/core/bf_batch.c src/core/bf_simd.c src/core/bf_aggstate.c src/core/bf_slice.c \
-	src/core/bf_problem.c
+	src/core/bf_problem.c src/core/bf_parquet.c
 GLUE_SRCS = src/type/bf_guc.c src/type/bf_io.c src/type/bf_type_report.c src/key/bf_encode.c src/key/bf_keytypes.c \
 	src/key/bf_keybytes.c src/type/bf_type_detoast.c src/type/bf_ops.c src/agg/bf_agg_entry.c src/agg/bf_agg_state.c src/agg/bf_agg_encode.c src/agg/bf_agg_type.c \
 	src/index/bf_index.c src/index/gist/bf_gist.c src/index/gist/bf_gist_keys.c src/index/gist/bf_gist_cost.c src/type/bf_planner.c src/variants/bf_countingbloom.c src/variants/bf_bloomwindow.c \

@@ -41,6 +41,8 @@ bf_check_filter_geometry(int layout, int hashes, uint64_t nbits)
 			return bf_check_geometry(layout, hashes, nbits);
 		case BF_LAYOUT_SPARK:
 			return bf_spark_check_geometry(hashes, nbits);
+		case BF_LAYOUT_PARQUET:
+			return bf_parquet_check_geometry(hashes, nbits);
 	}
 	return BF_ERR_LAYOUT;
 }
@@ -60,6 +62,9 @@ bf_layout_param_valid(int version, int layout, unsigned param, uint64_t seed)
 			return param == 0;
 		case BF_LAYOUT_SPARK:
 			return version >= BF_FORMAT_VERSION_2 && bf_spark_param_valid(param, seed);
+		case BF_LAYOUT_PARQUET:
+			return version >= BF_FORMAT_VERSION_2 &&
+				bf_parquet_type_valid(param) && seed == 0;
 	}
 	return false;
 }
@@ -284,6 +289,8 @@ bf_layout_name(int layout)
 			return "blocked";
 		case BF_LAYOUT_SPARK:
 			return "spark";
+		case BF_LAYOUT_PARQUET:
+			return "parquet";
 	}
 	return "unknown";
 }
@@ -297,6 +304,8 @@ bf_layout_from_name(const char *name)
 		return BF_LAYOUT_BLOCKED;
 	if (strcmp(name, "spark") == 0)
 		return BF_LAYOUT_SPARK;
+	if (strcmp(name, "parquet") == 0)
+		return BF_LAYOUT_PARQUET;
 	return 0;
 }
 

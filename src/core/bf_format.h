@@ -67,7 +67,11 @@ extern uint64_t bf_checksum(const uint8_t *buf, size_t len);
  */
 extern void bf_seal(uint8_t *buf, size_t len);
 
-/* Clears the checksum field after a buffer was validated. */
+/*
+ * Clears the checksum field after a buffer was validated, and writes the
+ * format version its layout is written with (a version-2 classic or
+ * blocked value becomes version 1).
+ */
 extern void bf_unseal(uint8_t *buf);
 
 /*

@@ -17,6 +17,7 @@
 #include "bf_hashfn.h"
 #include "bf_le.h"
 #include "bf_spark.h"
+#include "bf_parquet.h"
 
 /*
  * Classic layout: k positions over the whole array, x + i*y + i(i-1)/2*z in
@@ -179,6 +180,8 @@ bf_insert_hash(bf_view *v, uint64_t h)
 		bf_blocked_insert(v->bits, v->nbits, v->hashes, h);
 	else if (v->layout == BF_LAYOUT_SPARK)
 		bf_spark_insert(v->bits, v->nbits, v->hashes, v->param, h);
+	else if (v->layout == BF_LAYOUT_PARQUET)
+		bf_parquet_insert(v->bits, v->nbits, h);
 	else
 		bf_classic_insert(v->bits, v->nbits, v->hashes, h);
 	if (v->added != UINT64_MAX)
@@ -192,6 +195,8 @@ bf_probe_hash(const bf_view *v, uint64_t h)
 		return bf_blocked_probe(v->bits, v->nbits, v->hashes, h);
 	if (v->layout == BF_LAYOUT_SPARK)
 		return bf_spark_probe(v->bits, v->nbits, v->hashes, v->param, h);
+	if (v->layout == BF_LAYOUT_PARQUET)
+		return bf_parquet_probe(v->bits, v->nbits, h);
 	return bf_classic_probe(v->bits, v->nbits, v->hashes, h);
 }
 
@@ -229,6 +234,8 @@ bf_positions(int layout, uint64_t m, int k, uint64_t h, uint64_t *pos)
 			x *= BF_BLOCK_MULT;
 		}
 	}
+	else if (layout == BF_LAYOUT_PARQUET)
+		bf_parquet_positions(m, h, pos);
 	else
 	{
 		uint64_t	x = h;

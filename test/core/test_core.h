@@ -147,6 +147,11 @@ extern void test_aggstate_values(void);
 extern void test_aggstate_explicit(void);
 extern void test_aggstate_validation(void);
 /* test_problem.c */
+extern void test_parquet_kernels(void);
+extern void test_parquet_sizing(void);
+extern void test_parquet_format(void);
+extern void test_parquet_header(void);
+
 extern void test_problem_shared(void);
 extern void test_problem_details(void);
 extern void test_problem_arbitrary(void);

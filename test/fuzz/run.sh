@@ -18,7 +18,7 @@ core=(src/core/bf_format.c src/core/bf_combine.c src/core/bf_estimate.c
 	src/core/bf_sizing.c src/core/bf_base64.c src/core/bf_hashes.c
 	src/core/bf_counting.c src/core/bf_window.c src/core/bf_scalable.c
 	src/core/bf_batch.c src/core/bf_simd.c src/core/bf_aggstate.c
-	src/core/bf_problem.c src/core/bf_spark.c)
+	src/core/bf_problem.c src/core/bf_spark.c src/core/bf_parquet.c)
 
 gcc -O1 -Isrc/core -o "$out/make_corpus" test/fuzz/make_corpus.c "${core[@]}" -lm
 mkdir -p "$out/corpus"

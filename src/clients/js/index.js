@@ -698,9 +698,13 @@ function validate(buf) {
   }
   const dv = new DataView(buf.buffer, buf.byteOffset, len);
   const version = dv.getUint16(OFF_VERSION, true);
-  if (version !== 1) fail('version', `the format version is ${version}; this client reads version 1`);
+  if (version !== 1 && version !== 2) fail('version', `the format version is ${version}; this client reads versions 1 to 2`);
   if (len < HEADER) fail('truncated', `a bloomfilter takes at least ${HEADER} bytes; ${len} bytes were given`);
   const layout = buf[OFF_LAYOUT];
+  if (version === 2 && (layout === 3 || layout === 4)) {
+    // format version 2's layouts of other engines (FORMAT.md)
+    throw new BloomFilterError('layout', `invalid bloomfilter: the ${layout === 3 ? 'parquet' : 'spark'} layout is not supported by this client`);
+  }
   if (layout !== 1 && layout !== 2) fail('layout', `the layout byte is ${layout}; 1 is classic and 2 is blocked`);
   const hashes = buf[OFF_HASHES];
   if (hashes < MIN_HASHES || hashes > MAX_HASHES) {

@@ -81,15 +81,21 @@ def validate(buf, sqlstate=None):
                           None, sqlstate)
         raise _status("the buffer does not start with the bloomfilter magic \"BLMF\"", None, sqlstate)
     version = buf[4] | (buf[5] << 8)
-    if version != FORMAT_VERSION:
+    if version not in (FORMAT_VERSION, 2):
         raise _status("the format version is not one this build reads",
-                      "The filter has format version %d; this build of bloomfilter reads version %d."
+                      "The filter has format version %d; this build of bloomfilter reads versions %d to 2."
                       % (version, FORMAT_VERSION), sqlstate)
     if n < HEADER_SIZE:
         raise _status("the buffer is shorter than a bloomfilter header",
                       "A bloomfilter takes at least 52 bytes; %d bytes were given." % n, sqlstate)
     (_, _, layout, hashes, _seed, nbits, added, family, flags, tag, reserved,
      csum) = _HDR.unpack_from(buf, 0)
+    if version == 2 and layout in (3, 4):
+        # format version 2's layouts of other engines (FORMAT.md)
+        raise _status("the %s layout is not supported by this client"
+                      % ("parquet" if layout == 3 else "spark"),
+                      "Probe it in PostgreSQL, or read it with that engine's own library.",
+                      sqlstate)
     if layout not in LAYOUT_NAMES:
         raise _status("the layout is unknown",
                       "The layout byte is %d; 1 is classic and 2 is blocked." % layout, sqlstate)
