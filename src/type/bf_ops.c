@@ -100,13 +100,18 @@ bloom_layout_arg(text *t)
 	char	   *name = text_to_cstring(t);
 	int			layout = bf_layout_from_name(name);
 
+	if (layout == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown bloomfilter layout \"%s\"", name),
+				 errhint("The layouts are 'classic' and 'blocked'.")));
 	/* the layouts of other engines are bloomfilters only */
-	if (layout == BF_LAYOUT_SPARK)
+	if (layout > BF_LAYOUT_BLOCKED)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("layout \"%s\" is for type bloomfilter only", name),
 				 errhint("The layouts here are 'classic' and 'blocked'.")));
-	return bloom_filter_layout_arg(name);
+	return layout;
 }
 
 /* A layout of type bloomfilter, by name: every layout. */
