@@ -26,10 +26,10 @@ PGOPTIONS="-c bench.n=$N -c bench.fpr=$FPR -c bench.reps=$REPS" psql -X -q -d "$
 \set ON_ERROR_STOP on
 CREATE EXTENSION bloomfilter;
 SET jit = off;
-CREATE TEMP TABLE keys AS
+CREATE TABLE keys AS
 SELECT array_agg(g::bigint) AS members, array_agg(-g::bigint - 1) AS others
 FROM generate_series(1, current_setting('bench.n')::bigint) g;
-CREATE TEMP TABLE runs (layout text, rep int, build_ms float8, probe_ms float8,
+CREATE TABLE runs (layout text, rep int, build_ms float8, probe_ms float8,
                         fpr float8, bytes bigint);
 DO $$
 DECLARE
