@@ -159,3 +159,19 @@ SELECT f::text::bloomfilter = f AS text_round_trip, f::bytea::bloomfilter = f AS
        get_byte(f::bytea, 4) AS format_version, get_byte(f::bytea, 6) AS layout_code,
        get_byte(f::bytea, 34) AS spark_version
 FROM f;
+
+--
+-- A database in another encoding converts strings to UTF-8 first, as Spark's
+-- strings are: 'é' is one key in both.
+--
+SELECT encode(bloom_to_spark(bloom_add(bloom_add(bloom_empty(10, 0.1, 'spark'), 'é'::text), 'naïve café'::text)), 'hex') AS utf8_bytes \gset
+SELECT current_database() AS regress_db \gset
+CREATE DATABASE bloom_spark_latin1 ENCODING 'LATIN1' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0;
+\c bloom_spark_latin1
+SET client_min_messages = warning;
+SET client_encoding = 'UTF8';
+CREATE EXTENSION bloomfilter;
+SELECT encode(bloom_to_spark(bloom_add(bloom_add(bloom_empty(10, 0.1, 'spark'), 'é'::text), 'naïve café'::text)), 'hex') = :'utf8_bytes' AS same_as_utf8,
+       bloom_contains(bloom_from_spark(decode(:'utf8_bytes', 'hex')), 'é'::text) AS probe_latin1;
+\c :regress_db
+DROP DATABASE bloom_spark_latin1;
