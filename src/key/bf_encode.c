@@ -13,6 +13,7 @@
  * types get a fast path, and a filter's family is checked against its keys.
  */
 #include "key/bf_key_encoding.h"
+#include "engines/bf_engines.h"
 
 #include "access/hash.h"
 #include "access/htup_details.h"
@@ -443,6 +444,9 @@ family_mismatch(const bf_view *v, const BloomKeyType *kt, bool adding)
 bool
 bloom_check_family(const bf_view *v, const BloomKeyType *kt)
 {
+	/* parquet: the key's type against the filter's physical type */
+	if (v->layout == BF_LAYOUT_PARQUET)
+		return bloom_parquet_check_probe(v, kt);
 	if (v->family == BF_FAMILY_NONE)
 		return false;
 	if (v->family != kt->family || v->type_tag != kt->type_tag)
@@ -453,6 +457,11 @@ bloom_check_family(const bf_view *v, const BloomKeyType *kt)
 void
 bloom_adopt_family(bf_view *v, const BloomKeyType *kt)
 {
+	if (v->layout == BF_LAYOUT_PARQUET)
+	{
+		bloom_parquet_adopt(v, kt);
+		return;
+	}
 	if (v->family == BF_FAMILY_NONE)
 	{
 		v->family = kt->family;
