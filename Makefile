@@ -25,7 +25,8 @@ GLUE_SRCS = src/type/bf_guc.c src/type/bf_io.c src/type/bf_type_report.c src/key
 	src/variants/bf_scalablebloom.c src/variants/bf_scalablebloom_union.c \
 	src/type/bf_array.c src/type/bf_cmp.c src/autojoin/bf_autojoin_hook.c src/autojoin/bf_autojoin_plan.c src/autojoin/bf_autojoin_size.c src/autojoin/bf_autojoin_guard.c src/autojoin/bf_autojoin_remote.c \
 	src/index/slice/bf_slice_page.c src/index/slice/bf_slice_write.c src/index/slice/bf_slice_build.c src/index/slice/bf_slice_scan.c src/index/slice/bf_slice_sink.c \
-	src/index/slice/bf_slice_vacuum.c src/index/slice/bf_slice_am.c src/type/bf_type_edges.c src/type/bf_engines_spark.c
+	src/index/slice/bf_slice_vacuum.c src/index/slice/bf_slice_am.c src/type/bf_type_edges.c \
+	src/engines/bf_engines_parquet.c src/agg/bf_agg_layout.c src/type/bf_engines_spark.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
 DATA = sql/bloomfilter--1.0.sql sql/bloomfilter--1.0--1.1.sql
@@ -34,7 +35,7 @@ REGRESS = bloom_basics bloom_families bloom_combine bloom_estimates \
 	bloom_sizing bloom_fpr bloom_io bloom_errors bloom_agg bloom_aggstate bloom_agg_overloads \
 	bloom_gist bloom_gist_memory bloom_planner bloom_security bloom_counting bloom_window \
 	bloom_scalable bloom_batch bloom_value_compare bloom_key_hashing bloom_caches \
-	bloom_slice bloom_slice_scan bloom_slice_edges bloom_comments bloom_edges bloom_hints bloom_index_choice \
+	bloom_slice bloom_slice_scan bloom_slice_edges bloom_comments bloom_edges bloom_hints bloom_index_choice bloom_parquet \
 	bloom_named_rows bloom_settings_load bloom_spark
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 # left out by check-fast: each takes over ten seconds of the suite's ninety

@@ -175,3 +175,9 @@ SELECT encode(bloom_to_spark(bloom_add(bloom_add(bloom_empty(10, 0.1, 'spark'), 
        bloom_contains(bloom_from_spark(decode(:'utf8_bytes', 'hex')), 'é'::text) AS probe_latin1;
 \c :regress_db
 DROP DATABASE bloom_spark_latin1;
+
+-- bloom_agg(x, capacity, fpr, 'spark'): the filter bloom_add_all gives, Spark's bytes
+SELECT bloom_to_spark(bloom_agg(g::bigint, 1000, 0.01, 'spark'))
+         = bloom_to_spark(bloom_add_all(bloom_empty(1000, 0.01, 'spark'), array_agg(g::bigint))) AS agg_is_add_all,
+       bool_and(g <@ (SELECT bloom_agg(h, 1000, 0.01, 'spark') FROM generate_series(1, 1000) h)) AS every_key
+FROM generate_series(1, 1000) g;

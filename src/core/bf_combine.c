@@ -64,7 +64,7 @@ bf_compatible(const bf_view *a, const bf_view *b, uint64_t *nbits_out)
 	/* parquet: one physical type (or one not fixed yet) */
 	if (a->layout == BF_LAYOUT_PARQUET && a->param != BF_PQ_UNSET &&
 		b->param != BF_PQ_UNSET && a->param != b->param)
-		return BF_COMPAT_FAMILY;
+		return BF_COMPAT_PARAM;
 
 	big = a->nbits > b->nbits ? a->nbits : b->nbits;
 	small = a->nbits > b->nbits ? b->nbits : a->nbits;
@@ -102,6 +102,8 @@ bf_compat_message(bf_compat c)
 			return "the filters' sizes are neither equal nor a power-of-two multiple of one another, so they cannot be folded to one size";
 		case BF_COMPAT_WIDTH:
 			return "the filters have different counter widths";
+		case BF_COMPAT_PARAM:
+			return "the parquet filters are of different Parquet physical types";
 	}
 	return "unknown";
 }

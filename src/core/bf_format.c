@@ -226,6 +226,10 @@ validate(const uint8_t *buf, size_t len, bool sealed)
 	if (!bf_layout_param_valid(version, layout, bf_load_le16(buf + BF_OFF_FLAGS),
 							   bf_load_le64(buf + BF_OFF_SEED)))
 		return BF_ERR_PARAM;
+	/* parquet: a key's family comes with its physical type */
+	if (layout == BF_LAYOUT_PARQUET && family != BF_FAMILY_NONE &&
+		bf_load_le16(buf + BF_OFF_FLAGS) == BF_PQ_UNSET)
+		return BF_ERR_PARAM;
 
 	if (bf_load_le64(buf + BF_OFF_CHECKSUM) !=
 		(sealed ? bf_checksum(buf, len) : 0))

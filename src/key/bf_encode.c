@@ -14,6 +14,7 @@
  */
 #include "key/bf_key_encoding.h"
 #include "type/bf_engines_spark.h"
+#include "engines/bf_engines.h"
 
 #include "access/hash.h"
 #include "access/htup_details.h"
@@ -457,6 +458,9 @@ bloom_check_family(const bf_view *v, const BloomKeyType *kt)
 {
 	if (v->layout == BF_LAYOUT_SPARK && spark_family_ok(v, kt))
 		return true;
+	/* parquet: the key's type against the filter's physical type */
+	if (v->layout == BF_LAYOUT_PARQUET)
+		return bloom_parquet_check_probe(v, kt);
 	if (v->family == BF_FAMILY_NONE)
 		return false;
 	if (v->family != kt->family || v->type_tag != kt->type_tag)
@@ -474,6 +478,11 @@ bloom_adopt_family(bf_view *v, const BloomKeyType *kt)
 		v->family != kt->family)
 	{
 		v->family = BF_FAMILY_SPARK;
+		return;
+	}
+	if (v->layout == BF_LAYOUT_PARQUET)
+	{
+		bloom_parquet_adopt(v, kt);
 		return;
 	}
 	if (v->family == BF_FAMILY_NONE)
