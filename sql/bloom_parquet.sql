@@ -135,3 +135,12 @@ INSERT INTO lake SELECT 99, bloom_agg(g::int8, 1000, 0.01, 'parquet') FROM gener
 SELECT file FROM lake WHERE f @> 1234 ORDER BY file;
 RESET enable_seqscan;
 SELECT file FROM lake WHERE f @> 1234 ORDER BY file;
+-- filters past bloomslice's slicing size are rechecked by the index's
+-- operator (gbloom_contains), which hashes parquet keys as bloom_contains
+CREATE TEMP TABLE big_lake AS
+SELECT l, bloom_agg(o, 20000, 0.01, l) AS f
+FROM (VALUES ('blocked'), ('parquet')) v(l), generate_series(120000::bigint, 139999) o GROUP BY l;
+CREATE INDEX ON big_lake USING bloomslice (f);
+SET enable_seqscan = off;
+SELECT l, (bloom_info(f)).bits FROM big_lake WHERE f @> 123456::bigint ORDER BY l;
+RESET enable_seqscan;

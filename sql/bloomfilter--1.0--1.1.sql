@@ -17,7 +17,7 @@ CREATE FUNCTION @extschema@.bloom_from_parquet(data bytea, physical_type text)
 	RETURNS @extschema@.bloomfilter
 	AS 'MODULE_PATHNAME', 'bloomfilter_from_parquet' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.bloom_from_parquet(bytea, text) IS
-	'A parquet-layout bloomfilter from a Parquet column chunk''s Bloom filter (its Thrift BloomFilterHeader and bitset, at bloom_filter_offset), for a column of the physical type named (INT32, INT64, FLOAT, DOUBLE, BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY; or DATE, TIMESTAMP, TIMESTAMPTZ, BYTEA)';
+	'A parquet-layout bloomfilter from a Parquet column chunk''s Bloom filter (its Thrift BloomFilterHeader and bitset, where the metadata of the column chunk points), for a column of the physical type named (INT32, INT64, FLOAT, DOUBLE, BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY; or DATE, TIMESTAMP, TIMESTAMPTZ, BYTEA)';
 CREATE FUNCTION @extschema@.bloom_to_parquet(@extschema@.bloomfilter)
 	RETURNS bytea
 	AS 'MODULE_PATHNAME', 'bloomfilter_to_parquet' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

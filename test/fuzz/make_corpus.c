@@ -185,6 +185,38 @@ main(int argc, char **argv)
 					write_file(argv[1], n++, buf, len);
 					free(buf);
 				}
+	/*
+	 * parquet filters: the portable format (version 2) and, for
+	 * fuzz_parquet, the header and bitset as a Parquet file holds them
+	 */
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+	{
+		uint64_t	nbits = sizes[s] < 256 ? 256 : sizes[s];
+		size_t		len = bf_buffer_size(nbits);
+		uint8_t    *buf = malloc(len);
+		uint8_t		hdr[BF_PQ_HEADER_MAX];
+		size_t		hl;
+		uint8_t    *pq;
+		bf_view		v;
+
+		bf_init(buf, BF_LAYOUT_PARQUET, 8, 0, nbits);
+		bf_view_of(buf, &v);
+		v.param = BF_PQ_INT32;
+		v.family = BF_FAMILY_INTEGER;
+		for (int i = 0; i < 30; i++)
+			bf_insert_hash(&v, bf_parquet_hash_int32(i));
+		bf_store_header(buf, &v);
+		hl = bf_parquet_write_header(hdr, (uint32_t) (nbits / 8));
+		pq = malloc(hl + nbits / 8);
+		memcpy(pq, hdr, hl);
+		memcpy(pq + hl, v.bits, nbits / 8);
+		write_file(argv[1], n++, pq, hl + nbits / 8);
+		free(pq);
+		bf_seal(buf, len);
+		write_file(argv[1], n++, buf, len);
+		free(buf);
+	}
+
 	/* counting filters, both widths, for fuzz_counting */
 	for (int layout = BF_LAYOUT_CLASSIC; layout <= BF_LAYOUT_BLOCKED; layout++)
 		for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)

@@ -36,7 +36,7 @@ wait
 
 status=0
 for target in fuzz_validate fuzz_base64 fuzz_counting fuzz_window fuzz_scalable \
-	fuzz_scalable_walk fuzz_aggstate fuzz_aggstate_text fuzz_problem fuzz_spark; do
+	fuzz_scalable_walk fuzz_aggstate fuzz_aggstate_text fuzz_problem fuzz_spark fuzz_parquet; do
 	$CC "${flags[@]}" -o "$out/$target" "test/fuzz/$target.c" "${objs[@]}" -lm
 	# replay the saved regressions before exploring
 	if compgen -G "test/fuzz/regressions/*" >/dev/null; then
