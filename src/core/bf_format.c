@@ -173,11 +173,20 @@ bf_validate(const uint8_t *buf, size_t len)
 /*
  * A filter stored inside another value (a bloomwindow slot, a scalablebloom
  * entry) is covered by that value's checksum, so its own checksum field must
- * be zero instead, even in transit.  Every other check is the same.
+ * be zero instead, even in transit.  It is also format version 1: those
+ * containers hold classic and blocked filters only, which are written as
+ * version 1, so a version-2 header there would not survive a merge or a
+ * rewrite byte for byte (found by fuzz_window).  Every other check is the
+ * same.
  */
 bf_status
 bf_validate_embedded(const uint8_t *buf, size_t len)
 {
+	if (len >= BF_OFF_VERSION + 2 &&
+		buf[0] == BF_MAGIC_0 && buf[1] == BF_MAGIC_1 &&
+		buf[2] == BF_MAGIC_2 && buf[3] == BF_MAGIC_3 &&
+		bf_load_le16(buf + BF_OFF_VERSION) != BF_FORMAT_VERSION)
+		return BF_ERR_VERSION;
 	return validate(buf, len, false);
 }
 
