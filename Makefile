@@ -21,18 +21,19 @@ EXTVERSION = $(shell sed -n "s/^default_version *= *'\\([^']*\\)'.*/\\1/p" $(EXT
 DISTVERSION = $(EXTVERSION).0
 
 MODULE_big = bloomfilter
-CORE_SRCS = src/core/bf_format.c src/core/bf_combine.c src/core/bf_estimate.c \
+CORE_SRCS = src/core/bf_spark.c src/core/bf_format.c src/core/bf_combine.c src/core/bf_estimate.c \
 	src/core/bf_sizing.c src/core/bf_base64.c src/core/bf_hashes.c \
 	src/core/bf_counting.c src/core/bf_window.c src/core/bf_scalable.c \
 	src/core/bf_batch.c src/core/bf_simd.c src/core/bf_aggstate.c src/core/bf_slice.c \
-	src/core/bf_problem.c
+	src/core/bf_problem.c src/core/bf_parquet.c
 GLUE_SRCS = src/type/bf_guc.c src/type/bf_io.c src/type/bf_type_report.c src/key/bf_encode.c src/key/bf_keytypes.c \
 	src/key/bf_keybytes.c src/type/bf_type_detoast.c src/type/bf_ops.c src/agg/bf_agg_entry.c src/agg/bf_agg_state.c src/agg/bf_agg_encode.c src/agg/bf_agg_type.c \
 	src/index/bf_index.c src/index/gist/bf_gist.c src/index/gist/bf_gist_keys.c src/index/gist/bf_gist_cost.c src/type/bf_planner.c src/variants/bf_countingbloom.c src/variants/bf_bloomwindow.c \
 	src/variants/bf_scalablebloom.c src/variants/bf_scalablebloom_union.c \
 	src/type/bf_array.c src/type/bf_cmp.c src/autojoin/bf_autojoin_hook.c src/autojoin/bf_autojoin_plan.c src/autojoin/bf_autojoin_quals.c src/autojoin/bf_autojoin_size.c src/autojoin/bf_autojoin_guard.c src/autojoin/bf_autojoin_remote.c src/autojoin/bf_autojoin_probe.c src/autojoin/bf_autojoin_answer.c \
 	src/index/slice/bf_slice_page.c src/index/slice/bf_slice_write.c src/index/slice/bf_slice_build.c src/index/slice/bf_slice_scan.c src/index/slice/bf_slice_sink.c \
-	src/index/slice/bf_slice_vacuum.c src/index/slice/bf_slice_am.c src/type/bf_type_edges.c
+	src/index/slice/bf_slice_vacuum.c src/index/slice/bf_slice_am.c src/type/bf_type_edges.c \
+	src/engines/bf_engines_parquet.c src/agg/bf_agg_layout.c src/type/bf_engines_spark.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
 # base-plus-updates, as contrib and postgresql-hll: 1.0's script, which never
@@ -45,8 +46,8 @@ REGRESS = bloom_basics bloom_families bloom_combine bloom_estimates \
 	bloom_sizing bloom_fpr bloom_io bloom_errors bloom_agg bloom_aggstate bloom_agg_overloads \
 	bloom_gist bloom_gist_memory bloom_planner bloom_security bloom_counting bloom_window \
 	bloom_scalable bloom_batch bloom_value_compare bloom_key_hashing bloom_caches \
-	bloom_slice bloom_slice_scan bloom_slice_edges bloom_comments bloom_edges bloom_hints bloom_index_choice \
-	bloom_named_rows bloom_settings_load bloom_frozen bloom_join_probe
+	bloom_slice bloom_slice_scan bloom_slice_edges bloom_comments bloom_edges bloom_hints bloom_index_choice bloom_parquet \
+	bloom_named_rows bloom_settings_load bloom_frozen bloom_join_probe bloom_spark
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 # left out by check-fast: each takes over ten seconds of the suite's ninety
 # (measured on the 2-core development machine); the full suite runs them

@@ -95,12 +95,12 @@ INSERT INTO err_cases VALUES
   (1, 'wrong magic', overlay(err_g('classic') PLACING 'XLMF'::bytea FROM 1)),
   (2, 'base64 text sent as bytes', convert_to(err_b64(err_g('classic')), 'UTF8')),
   -- a format version this build does not read
-  (3, 'version 2', overlay(err_g('classic') PLACING '\x0200'::bytea FROM 5)),
+  (3, 'version 3', overlay(err_g('classic') PLACING '\x0300'::bytea FROM 5)),
   (4, 'version 0', overlay(err_g('classic') PLACING '\x0000'::bytea FROM 5)),
   (5, 'version 256 (big-endian 1)', overlay(err_g('classic') PLACING '\x0001'::bytea FROM 5)),
-  -- version 2 with its checksum recomputed (offline, XXH3-64 seed 0): the
+  -- version 3 with its checksum recomputed (offline, XXH3-64 seed 0): the
   -- version check fires, not the checksum check
-  (6, 'version 2, valid checksum', '\x424c4d460200010300000000000000004000000000000000000000000000000000000000000000000000000088b878c629c4e4ca0000000000000000'),
+  (6, 'version 3, valid checksum', '\x424c4d46030001030000000000000000400000000000000000000000000000000000000000000000000000000e6a0d9bc0dd1de20000000000000000'),
   -- truncated
   (7, '0 bytes', ''),
   (8, '3 bytes', substring(err_g('classic') FROM 1 FOR 3)),
@@ -152,10 +152,17 @@ INSERT INTO err_cases VALUES
 -- SQLSTATE 22P03 (invalid_binary_representation) throughout.
 SELECT err_try($$SELECT b::bloomfilter FROM err_cases WHERE what = 'wrong magic'$$);
 SELECT err_try($$SELECT b::bloomfilter FROM err_cases WHERE what = 'base64 text sent as bytes'$$);
-SELECT err_try($$SELECT b::bloomfilter FROM err_cases WHERE what = 'version 2'$$);
+SELECT err_try($$SELECT b::bloomfilter FROM err_cases WHERE what = 'version 3'$$);
 SELECT err_try($$SELECT b::bloomfilter FROM err_cases WHERE what = 'version 0'$$);
 SELECT err_try($$SELECT b::bloomfilter FROM err_cases WHERE what = 'version 256 (big-endian 1)'$$);
-SELECT err_try($$SELECT b::bloomfilter FROM err_cases WHERE what = 'version 2, valid checksum'$$);
+SELECT err_try($$SELECT b::bloomfilter FROM err_cases WHERE what = 'version 3, valid checksum'$$);
+-- format version 2 (layouts parquet and spark) reads a classic or blocked
+-- value too, and writes it back as version 1: the same filter
+SELECT '\x424c4d460200010300000000000000004000000000000000000000000000000000000000000000000000000088b878c629c4e4ca0000000000000000'::bytea::bloomfilter
+       = bloom_empty_bits(64, 3, 'classic', 0) AS v2_classic_read,
+       substring('\x424c4d460200010300000000000000004000000000000000000000000000000000000000000000000000000088b878c629c4e4ca0000000000000000'::bytea::bloomfilter::bytea FROM 5 FOR 2) AS written_version;
+-- a version-1 value of layout 3 is refused: version 1 has no such layout
+SELECT err_try($$SELECT overlay(err_g('classic') PLACING '\x03'::bytea FROM 7)::bloomfilter$$);
 SELECT err_try($$SELECT b::bloomfilter FROM err_cases WHERE what = '0 bytes'$$);
 SELECT err_try($$SELECT b::bloomfilter FROM err_cases WHERE what = '3 bytes'$$);
 SELECT err_try($$SELECT b::bloomfilter FROM err_cases WHERE what = '5 bytes (magic and half a version)'$$);
@@ -280,7 +287,7 @@ SELECT count(*) AS received, bool_and(f = err_g('blocked')::bloomfilter) AS equa
 \set VERBOSITY sqlstate
 \copy err_recv FROM 'results/bloom_bad.bin' (FORMAT binary)
 \set VERBOSITY default
-\copy (SELECT b FROM err_cases WHERE what = 'version 2') TO 'results/bloom_bad.bin' (FORMAT binary)
+\copy (SELECT b FROM err_cases WHERE what = 'version 3') TO 'results/bloom_bad.bin' (FORMAT binary)
 \copy err_recv FROM 'results/bloom_bad.bin' (FORMAT binary)
 \set VERBOSITY sqlstate
 \copy err_recv FROM 'results/bloom_bad.bin' (FORMAT binary)

@@ -172,6 +172,10 @@ extern void bloom_check_blocked_rate(double fpr);
 
 /* BF_LAYOUT_* of a layout name; ERROR naming the layouts if unknown. */
 extern int	bloom_layout_arg(text *t);
+/* the same for bloomfilter constructors: also the layouts of other engines */
+extern int	bloom_filter_layout_arg(text *t);
+/* ERROR unless seed is one the layout allows (parquet: 0) */
+extern void bloom_check_engine_seed(int layout, int64 seed);
 
 /* bf_size_for with its arguments checked; ERROR if no filter fits. */
 extern void bloom_size_for(int layout, int64 capacity, double fpr,

@@ -111,6 +111,11 @@ step "TAP: multi-cluster Bloom-joins, sharding, shipping, version guard" bash te
 step "JavaScript client: vectors, unit tests, against the server (node --test, src/clients/js/test)" bash -c 'cd src/clients/js && npm ci --no-audit --no-fund && pg_virtualenv -t env BLOOMFILTER_SERVER_TESTS=require node --test test/*.test.mjs'
 step "JavaScript client as a package: npm pack, installed in a scratch project, tested from outside the checkout" \
 	pg_virtualenv -t env BLOOMFILTER_SERVER_TESTS=require bash test/clients_packaged.sh js
+# Layout 'parquet' against DuckDB's Parquet writer and reader (npm
+# @duckdb/node-api, pinned in test/engines/package-lock.json): DuckDB writes
+# a file per physical type; its Bloom filters are imported, probed, compared
+# with parquet_bloom_probe and rebuilt here byte for byte.
+step "Parquet Bloom filters: conformance with DuckDB (test/engines/duckdb_conformance.mjs)" bash -c 'cd test/engines && npm ci --no-audit --no-fund && pg_virtualenv -t bash -c "psql -XAtqc \"CREATE EXTENSION IF NOT EXISTS bloomfilter\" && node duckdb_conformance.mjs"'
 
 echo "tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -148,9 +148,52 @@ classic_insert_run(bf_view *v, const uint64_t *h, size_t n, const int k)
 	X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) \
 	X(9) X(10) X(11) X(12) X(13) X(14) X(15) X(16)
 
+/* Layout parquet: one 32-byte block a key, prefetched as blocked's are. */
+static size_t
+parquet_probe_run(const bf_view *v, const uint64_t *h, size_t n, uint8_t *out)
+{
+	size_t		hits = 0;
+
+	for (size_t i = 0; i < n; i++)
+	{
+		bool		r;
+
+		if (i + BF_PREFETCH_AHEAD < n)
+			__builtin_prefetch(bf_parquet_block_of(v->bits, v->nbits,
+												   h[i + BF_PREFETCH_AHEAD]), 0);
+		r = bf_parquet_probe(v->bits, v->nbits, h[i]);
+		out[i] = r;
+		hits += r;
+	}
+	return hits;
+}
+
+static void
+parquet_insert_run(bf_view *v, const uint64_t *h, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+	{
+		if (i + BF_PREFETCH_AHEAD < n)
+			__builtin_prefetch(bf_parquet_block_of(v->bits, v->nbits,
+												   h[i + BF_PREFETCH_AHEAD]), 1);
+		bf_parquet_insert(v->bits, v->nbits, h[i]);
+	}
+}
+
 size_t
 bf_probe_batch(const bf_view *v, const uint64_t *h, size_t n, uint8_t *out)
 {
+	if (v->layout == BF_LAYOUT_SPARK)
+	{
+		/* Spark's positions: one key at a time, as Spark probes */
+		size_t		hits = 0;
+
+		for (size_t i = 0; i < n; i++)
+			hits += out[i] = bf_spark_probe(v->bits, v->nbits, v->hashes, v->param, h[i]);
+		return hits;
+	}
+	if (v->layout == BF_LAYOUT_PARQUET)
+		return parquet_probe_run(v, h, n, out);
 	if (v->layout == BF_LAYOUT_BLOCKED)
 	{
 #if BF_HAVE_AVX2_PROBE
@@ -179,7 +222,14 @@ bf_probe_batch(const bf_view *v, const uint64_t *h, size_t n, uint8_t *out)
 void
 bf_insert_batch(bf_view *v, const uint64_t *h, size_t n)
 {
-	if (v->layout == BF_LAYOUT_BLOCKED)
+	if (v->layout == BF_LAYOUT_SPARK)
+	{
+		for (size_t i = 0; i < n; i++)
+			bf_spark_insert(v->bits, v->nbits, v->hashes, v->param, h[i]);
+	}
+	else if (v->layout == BF_LAYOUT_PARQUET)
+		parquet_insert_run(v, h, n);
+	else if (v->layout == BF_LAYOUT_BLOCKED)
 	{
 		switch (v->hashes)
 		{

@@ -44,9 +44,27 @@ bf_compatible(const bf_view *a, const bf_view *b, uint64_t *nbits_out)
 		return BF_COMPAT_HASHES;
 	if (a->seed != b->seed)
 		return BF_COMPAT_SEED;
+	if (a->layout == BF_LAYOUT_SPARK)
+	{
+		/*
+		 * Spark's mergeInPlace: the same version (class), bit size, k and
+		 * seed.  Its positions are a remainder, so sizes never fold.  Any
+		 * two families Spark hashes combine: the union holds both kinds.
+		 */
+		if (a->param != b->param)
+			return BF_COMPAT_LAYOUT;
+		if (a->nbits != b->nbits)
+			return BF_COMPAT_SIZE;
+		*nbits_out = a->nbits;
+		return BF_COMPAT_OK;
+	}
 	if (a->family != BF_FAMILY_NONE && b->family != BF_FAMILY_NONE &&
 		(a->family != b->family || a->type_tag != b->type_tag))
 		return BF_COMPAT_FAMILY;
+	/* parquet: one physical type (or one not fixed yet) */
+	if (a->layout == BF_LAYOUT_PARQUET && a->param != BF_PQ_UNSET &&
+		b->param != BF_PQ_UNSET && a->param != b->param)
+		return BF_COMPAT_PARAM;
 
 	big = a->nbits > b->nbits ? a->nbits : b->nbits;
 	small = a->nbits > b->nbits ? b->nbits : a->nbits;
@@ -54,6 +72,12 @@ bf_compatible(const bf_view *a, const bf_view *b, uint64_t *nbits_out)
 		return BF_COMPAT_SIZE;
 	/* Blocked filters fold whole blocks: the smaller needs whole blocks. */
 	if (a->layout == BF_LAYOUT_BLOCKED && small % BF_BLOCK_BITS != 0)
+		return BF_COMPAT_SIZE;
+	/*
+	 * So do parquet filters: block ((h >> 32) * n 2^j) >> 32, shifted right
+	 * by j, is ((h >> 32) * n) >> 32 (FORMAT.md, "Combining and folding").
+	 */
+	if (a->layout == BF_LAYOUT_PARQUET && small % BF_PARQUET_BLOCK_BITS != 0)
 		return BF_COMPAT_SIZE;
 	*nbits_out = small;
 	return BF_COMPAT_OK;
@@ -78,6 +102,8 @@ bf_compat_message(bf_compat c)
 			return "the filters' sizes are neither equal nor a power-of-two multiple of one another, so they cannot be folded to one size";
 		case BF_COMPAT_WIDTH:
 			return "the filters have different counter widths";
+		case BF_COMPAT_PARAM:
+			return "the parquet filters are of different Parquet physical types";
 	}
 	return "unknown";
 }
@@ -95,17 +121,20 @@ bf_fold_or(bf_view *dst, const bf_view *src)
 		return;
 	}
 
-	if (src->layout == BF_LAYOUT_BLOCKED)
+	if (src->layout == BF_LAYOUT_BLOCKED || src->layout == BF_LAYOUT_PARQUET)
 	{
 		/* Blocks [b << shift, (b + 1) << shift) of src all land in block b. */
-		uint64_t	nblocks_src = src->nbits / BF_BLOCK_BITS;
+		uint64_t	bbits = src->layout == BF_LAYOUT_BLOCKED ?
+			BF_BLOCK_BITS : BF_PARQUET_BLOCK_BITS;
+		uint64_t	bbytes = bbits / 8;
+		uint64_t	nblocks_src = src->nbits / bbits;
 
 		for (uint64_t b = 0; b < nblocks_src; b++)
 		{
-			uint8_t    *d = dst->bits + (b >> shift) * BF_BLOCK_BYTES;
-			const uint8_t *s = src->bits + b * BF_BLOCK_BYTES;
+			uint8_t    *d = dst->bits + (b >> shift) * bbytes;
+			const uint8_t *s = src->bits + b * bbytes;
 
-			for (int i = 0; i < BF_BLOCK_BYTES; i += 8)
+			for (uint64_t i = 0; i < bbytes; i += 8)
 			{
 				uint64_t	x,
 							y;
@@ -194,6 +223,18 @@ bf_merge_family(bf_view *dst, const bf_view *a, const bf_view *b)
 {
 	const bf_view *from = a->family != BF_FAMILY_NONE ? a : b;
 
+	if (a->layout == BF_LAYOUT_SPARK)
+		dst->param = a->param;
+	/* spark filters of two families: keys of either may be in the result */
+	if (a->layout == BF_LAYOUT_SPARK && a->family != BF_FAMILY_NONE &&
+		b->family != BF_FAMILY_NONE && a->family != b->family)
+	{
+		dst->family = BF_FAMILY_SPARK;
+		dst->type_tag = 0;
+		return;
+	}
 	dst->family = from->family;
 	dst->type_tag = from->type_tag;
+	if (dst->layout == BF_LAYOUT_PARQUET)
+		dst->param = a->param != BF_PQ_UNSET ? a->param : b->param;
 }

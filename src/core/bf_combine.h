@@ -20,7 +20,8 @@ typedef enum bf_compat
 	BF_COMPAT_SEED,
 	BF_COMPAT_FAMILY,
 	BF_COMPAT_SIZE,
-	BF_COMPAT_WIDTH				/* counting filters: other counter widths */
+	BF_COMPAT_WIDTH,			/* counting filters: other counter widths */
+	BF_COMPAT_PARAM				/* parquet: other physical types */
 } bf_compat;
 
 /*

@@ -18,6 +18,10 @@
  *		bf_sizing.h		sizing math (bf_sizing.c)
  *		bf_hashes.h		sets of hashes, HyperLogLog (bf_hashes.c)
  *		bf_base64.h		the text codec (bf_base64.c)
+ *		bf_spark.h		layout spark: Spark's BloomFilter, its hashing,
+ *						sizing and serialized bytes (bf_spark.c)
+ *		bf_parquet.h	layout parquet: Parquet's split-block filter, its
+ *						sizing and Thrift header (bf_parquet.c)
  *
  * No PostgreSQL header may be included here or in any src/core file: the
  * core is unit-tested, fuzzed and benchmarked on its own (test/).
@@ -34,6 +38,8 @@
 #include "bf_defs.h"
 #include "bf_le.h"
 #include "bf_hashfn.h"
+#include "bf_spark.h"
+#include "bf_parquet.h"
 #include "bf_kernels.h"
 #include "bf_batch.h"
 #include "bf_simd.h"

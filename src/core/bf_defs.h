@@ -18,6 +18,14 @@
 #define BF_MAGIC_2 'M'
 #define BF_MAGIC_3 'F'
 #define BF_FORMAT_VERSION 1
+/*
+ * Version 2 (FORMAT.md, "Version 2") adds the layouts of other engines
+ * (parquet, spark) and gives the flags field to the layout's parameter.
+ * Values of layouts classic and blocked are still written as version 1, so
+ * their bytes do not change; a reader takes either version.
+ */
+#define BF_FORMAT_VERSION_2 2
+#define BF_FORMAT_VERSION_MAX BF_FORMAT_VERSION_2
 
 /*
  * Header offsets.  52 bytes so that, behind PostgreSQL's 4-byte varlena
@@ -31,7 +39,8 @@
 #define BF_OFF_NBITS	16			/* uint64 */
 #define BF_OFF_ADDED	24			/* uint64 */
 #define BF_OFF_FAMILY	32			/* uint16 */
-#define BF_OFF_FLAGS	34			/* uint16, must be 0 */
+#define BF_OFF_FLAGS	34			/* uint16: 0 in version 1; the layout's
+									 * parameter in version 2 */
 #define BF_OFF_TYPETAG	36			/* uint32 */
 #define BF_OFF_RESERVED 40			/* uint32, must be 0 */
 #define BF_OFF_CHECKSUM 44			/* uint64 */
@@ -40,6 +49,13 @@
 /* Layouts */
 #define BF_LAYOUT_CLASSIC	1
 #define BF_LAYOUT_BLOCKED	2
+#define BF_LAYOUT_PARQUET	3		/* format version 2: Parquet split-block */
+#define BF_LAYOUT_SPARK		4		/* format version 2: Spark's sketch */
+#define BF_LAYOUT_MAX		BF_LAYOUT_SPARK
+
+/* The format version a value of the layout is written with. */
+#define BF_LAYOUT_VERSION(layout) \
+	((layout) >= BF_LAYOUT_PARQUET ? BF_FORMAT_VERSION_2 : BF_FORMAT_VERSION)
 
 /* A blocked filter keeps all of a key's bits in one 64-byte cache line. */
 #define BF_BLOCK_BITS	512
@@ -108,6 +124,14 @@ typedef enum bf_family
 
 #define BF_FAMILY_MAX BF_FAMILY_HASHED
 
+/*
+ * Beyond BF_FAMILY_MAX, valid in a filter of layout spark only (the other
+ * formats refuse it): a filter read from Spark's bytes, which do not say
+ * whether putLong, putString or putBinary made them.  It answers probes of
+ * any key Spark hashes (integer, text, bytea).
+ */
+#define BF_FAMILY_SPARK 17
+
 /* Whether keys of a family carry a (non-zero) type tag. */
 static inline bool
 bf_family_tagged(unsigned family)
@@ -138,7 +162,9 @@ typedef enum bf_status
 	BF_ERR_RESERVED,			/* flags or reserved bytes not zero */
 	BF_ERR_CHECKSUM,			/* bytes altered after they were written */
 	BF_ERR_ADDED,				/* bits set but no key was ever added */
-	BF_ERR_WIDTH				/* counting filter: counter width not 4 or 8 */
+	BF_ERR_WIDTH,				/* counting filter: counter width not 4 or 8 */
+	BF_ERR_PARAM				/* version 2: the layout's parameter (flags)
+								 * or seed is not one the layout allows */
 } bf_status;
 
 /*
@@ -154,6 +180,8 @@ typedef struct bf_view
 	uint64_t	seed;			/* hash seed */
 	uint64_t	nbits;			/* m; a multiple of 64 (classic) or 512 */
 	uint64_t	added;			/* add operations performed (saturating) */
+	uint16_t	param;			/* version 2: the layout's parameter (the
+								 * flags field); 0 for classic and blocked */
 	uint8_t    *bits;			/* nbits / 8 bytes */
 } bf_view;
 

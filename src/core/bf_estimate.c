@@ -63,6 +63,8 @@ swamidass_baldi(double x, double m, int k)
 double
 bf_est_cardinality(const bf_view *v)
 {
+	if (v->layout == BF_LAYOUT_PARQUET)
+		return bf_parquet_est_cardinality(v);
 	if (v->layout == BF_LAYOUT_BLOCKED)
 	{
 		uint64_t	nblocks = v->nbits / BF_BLOCK_BITS;
@@ -82,6 +84,8 @@ bf_est_cardinality(const bf_view *v)
 double
 bf_est_fpr(const bf_view *v)
 {
+	if (v->layout == BF_LAYOUT_PARQUET)
+		return bf_parquet_est_fpr(v);
 	if (v->layout == BF_LAYOUT_BLOCKED)
 	{
 		uint64_t	nblocks = v->nbits / BF_BLOCK_BITS;

@@ -21,8 +21,22 @@ bf_buffer_size(uint64_t nbits)
 	return BF_HEADER_SIZE + (size_t) (nbits / 8);
 }
 
-/* Checks layout, k and m for a new filter; BF_OK or the reason. */
+/*
+ * Checks layout, k and m for a new filter of layout classic or blocked (the
+ * layouts counting filters, windows and scalable filters are made of);
+ * BF_OK or the reason.
+ */
 extern bf_status bf_check_geometry(int layout, int hashes, uint64_t nbits);
+
+/* The same for a bloomfilter, of any layout (version 2 ones included). */
+extern bf_status bf_check_filter_geometry(int layout, int hashes, uint64_t nbits);
+
+/*
+ * Whether the flags field (the layout's parameter in version 2) and the
+ * seed are valid for the layout, in a value of format version `version`.
+ */
+extern bool bf_layout_param_valid(int version, int layout, unsigned param,
+								  uint64_t seed);
 
 /*
  * Writes an empty filter into buf (bf_buffer_size(nbits) bytes).  The
@@ -37,7 +51,10 @@ extern void bf_init(uint8_t *buf, int layout, int hashes, uint64_t seed,
  */
 extern void bf_view_of(uint8_t *buf, bf_view *v);
 
-/* Writes the view's header fields (added, family, type tag) back. */
+/*
+ * Writes the view's header fields (added, family, type tag, and for the
+ * layouts of format version 2 the parameter) back.
+ */
 extern void bf_store_header(uint8_t *buf, const bf_view *v);
 
 /* Checksum over the header (less the checksum field) and the bit array. */
@@ -50,7 +67,11 @@ extern uint64_t bf_checksum(const uint8_t *buf, size_t len);
  */
 extern void bf_seal(uint8_t *buf, size_t len);
 
-/* Clears the checksum field after a buffer was validated. */
+/*
+ * Clears the checksum field after a buffer was validated, and writes the
+ * format version its layout is written with (a version-2 classic or
+ * blocked value becomes version 1).
+ */
 extern void bf_unseal(uint8_t *buf);
 
 /*

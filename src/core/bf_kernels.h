@@ -16,6 +16,8 @@
 #include "bf_defs.h"
 #include "bf_hashfn.h"
 #include "bf_le.h"
+#include "bf_spark.h"
+#include "bf_parquet.h"
 
 /*
  * Classic layout: k positions over the whole array, x + i*y + i(i-1)/2*z in
@@ -176,6 +178,10 @@ bf_insert_hash(bf_view *v, uint64_t h)
 {
 	if (v->layout == BF_LAYOUT_BLOCKED)
 		bf_blocked_insert(v->bits, v->nbits, v->hashes, h);
+	else if (v->layout == BF_LAYOUT_SPARK)
+		bf_spark_insert(v->bits, v->nbits, v->hashes, v->param, h);
+	else if (v->layout == BF_LAYOUT_PARQUET)
+		bf_parquet_insert(v->bits, v->nbits, h);
 	else
 		bf_classic_insert(v->bits, v->nbits, v->hashes, h);
 	if (v->added != UINT64_MAX)
@@ -187,19 +193,36 @@ bf_probe_hash(const bf_view *v, uint64_t h)
 {
 	if (v->layout == BF_LAYOUT_BLOCKED)
 		return bf_blocked_probe(v->bits, v->nbits, v->hashes, h);
+	if (v->layout == BF_LAYOUT_SPARK)
+		return bf_spark_probe(v->bits, v->nbits, v->hashes, v->param, h);
+	if (v->layout == BF_LAYOUT_PARQUET)
+		return bf_parquet_probe(v->bits, v->nbits, h);
 	return bf_classic_probe(v->bits, v->nbits, v->hashes, h);
+}
+
+/*
+ * What bf_positions needs to know of a view: its layout, and for spark
+ * its version (the positions of V1 and V2 differ) in the bits above.
+ */
+static inline int
+bf_position_scheme(const bf_view *v)
+{
+	return v->layout == BF_LAYOUT_SPARK ? BF_LAYOUT_SPARK | (v->param << 8) : v->layout;
 }
 
 /*
  * The k positions of hash h, in insert order, into pos[0 .. k-1]: exactly
  * the bits bf_insert_hash sets (the unit tests hold the two together).
  * The counting filter keeps a counter at each of them; the inlined
- * insert and probe above stay as they are, being the hot path.
+ * insert and probe above stay as they are, being the hot path.  layout
+ * is a view's bf_position_scheme: for spark it carries Spark's version.
  */
 static inline __attribute__((always_inline)) void
 bf_positions(int layout, uint64_t m, int k, uint64_t h, uint64_t *pos)
 {
-	if (layout == BF_LAYOUT_BLOCKED)
+	if ((layout & 0xff) == BF_LAYOUT_SPARK)
+		bf_spark_positions(layout >> 8, m, k, h, pos);
+	else if (layout == BF_LAYOUT_BLOCKED)
 	{
 		uint64_t	base = (uint64_t) bf_range32((uint32_t) (h >> 32),
 												 (uint32_t) (m / BF_BLOCK_BITS)) * BF_BLOCK_BITS;
@@ -211,6 +234,8 @@ bf_positions(int layout, uint64_t m, int k, uint64_t h, uint64_t *pos)
 			x *= BF_BLOCK_MULT;
 		}
 	}
+	else if (layout == BF_LAYOUT_PARQUET)
+		bf_parquet_positions(m, h, pos);
 	else
 	{
 		uint64_t	x = h;

@@ -26,7 +26,8 @@ typedef struct format_words
 	const char *typname;		/* "bloomfilter", ... */
 	const char *noun;			/* "filter" or "window", in the details */
 	int			header_size;
-	int			version;		/* the format version this build reads */
+	int			version;		/* the newest format version this build reads */
+	int			min_version;	/* the oldest */
 	/* the format's status codes for the cases every format words alike */
 	int			ok;
 	int			truncated;
@@ -34,19 +35,19 @@ typedef struct format_words
 } format_words;
 
 static const format_words filter_words = {
-	"bloomfilter", "filter", BF_HEADER_SIZE, BF_FORMAT_VERSION,
+	"bloomfilter", "filter", BF_HEADER_SIZE, BF_FORMAT_VERSION_MAX, 1,
 	BF_OK, BF_ERR_TRUNCATED, BF_ERR_VERSION
 };
 static const format_words counting_words = {
-	"countingbloom", "filter", BF_HEADER_SIZE, BFC_FORMAT_VERSION,
+	"countingbloom", "filter", BF_HEADER_SIZE, BFC_FORMAT_VERSION, BFC_FORMAT_VERSION,
 	BF_OK, BF_ERR_TRUNCATED, BF_ERR_VERSION
 };
 static const format_words window_words = {
-	"bloomwindow", "window", BFW_HEADER_SIZE, BFW_FORMAT_VERSION,
+	"bloomwindow", "window", BFW_HEADER_SIZE, BFW_FORMAT_VERSION, BFW_FORMAT_VERSION,
 	BFW_OK, BFW_ERR_TRUNCATED, BFW_ERR_VERSION
 };
 static const format_words scalable_words = {
-	"scalablebloom", "filter", BFS_HEADER_SIZE, BFS_FORMAT_VERSION,
+	"scalablebloom", "filter", BFS_HEADER_SIZE, BFS_FORMAT_VERSION, BFS_FORMAT_VERSION,
 	BFS_OK, BFS_ERR_TRUNCATED, BFS_ERR_VERSION
 };
 
@@ -97,8 +98,12 @@ version_problem(bf_problem *p, const format_words *f, const uint8_t *buf)
 {
 	unsigned	version = bf_load_le16(buf + BF_OFF_VERSION);
 
-	set_detail(p, "The %s has format version %u; this build of bloomfilter reads version %d.",
-			   f->noun, version, f->version);
+	if (f->min_version < f->version)
+		set_detail(p, "The %s has format version %u; this build of bloomfilter reads versions %d to %d.",
+				   f->noun, version, f->min_version, f->version);
+	else
+		set_detail(p, "The %s has format version %u; this build of bloomfilter reads version %d.",
+				   f->noun, version, f->version);
 	if (version > (unsigned) f->version)
 	{
 		p->cls = BF_PROBLEM_NEWER_FORMAT;
@@ -154,19 +159,29 @@ bf_diagnose(const uint8_t *buf, size_t len, bf_problem *p)
 								"Read it as a countingbloom, and convert it with cbloom_to_bloom() or a cast to bloomfilter.");
 			break;
 		case BF_ERR_LAYOUT:
-			set_detail(p, "The layout byte is %u; 1 is classic and 2 is blocked.",
-					   (unsigned) buf[BF_OFF_LAYOUT]);
+			if (bf_load_le16(buf + BF_OFF_VERSION) == BF_FORMAT_VERSION)
+				set_detail(p, "The layout byte is %u; 1 is classic and 2 is blocked.",
+						   (unsigned) buf[BF_OFF_LAYOUT]);
+			else
+				set_detail(p, "The layout byte is %u; format version 2 has 1 (classic), 2 (blocked), 3 (parquet) and 4 (spark).",
+						   (unsigned) buf[BF_OFF_LAYOUT]);
 			break;
 		case BF_ERR_HASHES:
-			set_detail(p, "The header gives %u hashes; a filter uses %d to %d.",
-					   (unsigned) buf[BF_OFF_HASHES], BF_MIN_HASHES, BF_MAX_HASHES);
+			if (buf[BF_OFF_LAYOUT] == BF_LAYOUT_PARQUET)
+				set_detail(p, "The header gives %u hashes; a parquet filter uses %d.",
+						   (unsigned) buf[BF_OFF_HASHES], BF_PARQUET_HASHES);
+			else
+				set_detail(p, "The header gives %u hashes; a filter uses %d to %d.",
+						   (unsigned) buf[BF_OFF_HASHES], BF_MIN_HASHES, BF_MAX_HASHES);
 			break;
 		case BF_ERR_NBITS:
 			set_detail(p, "The header gives %" PRIu64 " bits for a %s filter; it needs a positive multiple of %d, at most %" PRIu64 ".",
 					   bf_load_le64(buf + BF_OFF_NBITS),
 					   bf_layout_name(buf[BF_OFF_LAYOUT]),
-					   buf[BF_OFF_LAYOUT] == BF_LAYOUT_BLOCKED ? BF_BLOCK_BITS : 64,
-					   (uint64_t) BF_MAX_NBITS);
+					   buf[BF_OFF_LAYOUT] == BF_LAYOUT_BLOCKED ? BF_BLOCK_BITS :
+					   buf[BF_OFF_LAYOUT] == BF_LAYOUT_PARQUET ? BF_PARQUET_BLOCK_BITS : 64,
+					   buf[BF_OFF_LAYOUT] == BF_LAYOUT_PARQUET ?
+					   (uint64_t) BF_PARQUET_MAX_BYTES * 8 : (uint64_t) BF_MAX_NBITS);
 			break;
 		case BF_ERR_FAMILY:
 			set_detail(p, "The header gives key family %u with type tag %u; families go from 0 to %d, and families %d, %d, %d and %d, and only they, have a type tag.",

@@ -346,6 +346,13 @@ size_for(int layout, double n, double p, uint64_t *nbits, int *hashes)
 {
 	if (layout == BF_LAYOUT_BLOCKED)
 		return size_blocked(n, p / blocked_margin(p), nbits, hashes);
+	if (layout == BF_LAYOUT_PARQUET)
+	{
+		/* as parquet-java and Arrow size it: never refused, at most 128 MiB */
+		*nbits = bf_parquet_optimal_bits(n, p);
+		*hashes = BF_PARQUET_HASHES;
+		return true;
+	}
 	return size_classic(n, p, nbits, hashes);
 }
 

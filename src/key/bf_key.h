@@ -110,6 +110,21 @@ bloom_hash_fast(const BloomKeyType *kt, Datum value, uint64 seed)
 	}
 }
 
+/* ---- type/bf_engines_spark.c ---- */
+extern uint64 bloom_spark_hash(const BloomKeyType *kt, Datum value, uint64 seed);
+
+/*
+ * The hash of a key for filter v: as its layout hashes keys (Spark's own
+ * hashing for layout spark).
+ */
+static inline uint64
+bloom_hash_for(const BloomKeyType *kt, Datum value, const bf_view *v)
+{
+	if (v->layout == BF_LAYOUT_SPARK)
+		return bloom_spark_hash(kt, value, v->seed);
+	return bloom_hash_fast(kt, value, v->seed);
+}
+
 /* Add counts of a filter's adds, stopping at the largest count. */
 static inline uint64
 bloom_add_saturating(uint64 a, uint64 b)

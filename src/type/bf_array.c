@@ -16,6 +16,7 @@
  * were whole arrays cannot be probed element by element (an ERROR says so).
  */
 #include "key/bf_key.h"
+#include "engines/bf_engines.h"
 
 #include "access/tupmacs.h"
 #include "catalog/pg_type_d.h"
@@ -70,9 +71,12 @@ probe_elements(const bf_view *v, const BloomKeyType *kt, ArrayType *arr,
 				values[i] = d;
 			if (v == NULL)
 				ans[i] = ANS_NO;
+			else if (v->layout == BF_LAYOUT_PARQUET)
+				/* every encoding equal to the element, one by one */
+				ans[i] = bloom_parquet_probe(v, kt, d) ? ANS_MAYBE : ANS_NO;
 			else
 			{
-				h[m] = bloom_hash_fast(kt, d, v->seed);
+				h[m] = bloom_hash_for(kt, d, v);
 				at[m++] = i;
 			}
 		}

@@ -4,6 +4,8 @@
  *		sizing-math functions.
  */
 #include "key/bf_key.h"
+#include "type/bf_engines_spark.h"
+#include "engines/bf_engines.h"
 #include "type/bf_type_detoast.h"
 #include "type/bf_type_edges.h"
 
@@ -99,12 +101,42 @@ bloom_layout_arg(text *t)
 	char	   *name = text_to_cstring(t);
 	int			layout = bf_layout_from_name(name);
 
+	if (layout == 0 || layout > BF_LAYOUT_BLOCKED)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown bloomfilter layout \"%s\"", name),
+				 errhint(layout == 0 ? "The layouts are 'classic' and 'blocked'." :
+						 "Only bloomfilter values take the layouts of other engines; the layouts here are 'classic' and 'blocked'.")));
+	return layout;
+}
+
+/*
+ * The layout argument of a bloomfilter constructor: classic, blocked, or a
+ * layout of another engine (FORMAT.md, "Version 2").
+ */
+int
+bloom_filter_layout_arg(text *t)
+{
+	char	   *name = text_to_cstring(t);
+	int			layout = bf_layout_from_name(name);
+
 	if (layout == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unknown bloomfilter layout \"%s\"", name),
-				 errhint("The layouts are 'classic' and 'blocked'.")));
+				 errhint("The layouts are 'classic', 'blocked', 'parquet' and 'spark'.")));
 	return layout;
+}
+
+/* Parquet's filters hash without a seed: only 0 is theirs. */
+void
+bloom_check_engine_seed(int layout, int64 seed)
+{
+	if (layout == BF_LAYOUT_PARQUET && seed != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a parquet bloomfilter has seed 0, not " INT64_FORMAT, seed),
+				 errdetail("Parquet hashes keys with XXH64 and seed 0.")));
 }
 
 static struct varlena *
@@ -125,11 +157,14 @@ bloomfilter_empty(PG_FUNCTION_ARGS)
 {
 	int64		capacity = PG_GETARG_INT64(0);
 	double		fpr = PG_GETARG_FLOAT8(1);
-	int			layout = bloom_layout_arg(PG_GETARG_TEXT_PP(2));
+	int			layout = bloom_filter_layout_arg(PG_GETARG_TEXT_PP(2));
 	int64		seed = PG_GETARG_INT64(3);
 	uint64		nbits;
 	int			hashes;
 
+	bloom_check_engine_seed(layout, seed);
+	if (layout == BF_LAYOUT_SPARK)
+		PG_RETURN_POINTER(bloom_spark_empty(capacity, fpr, seed));
 	bloom_size_for(layout, capacity, fpr, &nbits, &hashes);
 	PG_RETURN_POINTER(make_empty(layout, hashes, (uint64) seed, nbits));
 }
@@ -143,10 +178,22 @@ bloomfilter_empty_bits(PG_FUNCTION_ARGS)
 {
 	int64		bits = PG_GETARG_INT64(0);
 	int32		hashes = PG_GETARG_INT32(1);
-	int			layout = bloom_layout_arg(PG_GETARG_TEXT_PP(2));
+	int			layout = bloom_filter_layout_arg(PG_GETARG_TEXT_PP(2));
 	int64		seed = PG_GETARG_INT64(3);
-	uint64		unit = layout == BF_LAYOUT_BLOCKED ? BF_BLOCK_BITS : 64;
+	uint64		unit = layout == BF_LAYOUT_BLOCKED ? BF_BLOCK_BITS :
+		layout == BF_LAYOUT_PARQUET ? BF_PARQUET_BLOCK_BITS : 64;
 	uint64		nbits;
+
+	bloom_check_engine_seed(layout, seed);
+	if (layout == BF_LAYOUT_PARQUET &&
+		(hashes != BF_PARQUET_HASHES || bits > (int64) BF_PARQUET_MAX_BYTES * 8))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a parquet bloomfilter has 8 hashes and at most %d bits, not %d hashes and " INT64_FORMAT " bits",
+						BF_PARQUET_MAX_BYTES * 8, hashes, bits),
+				 errdetail("Parquet's split-block filter sets one bit in each of the eight 32-bit words of a block, and its bitset is at most 128 MiB.")));
+	if (layout == BF_LAYOUT_SPARK)
+		PG_RETURN_POINTER(bloom_spark_empty_bits(bits, hashes, seed));
 
 	if (bits <= 0)
 		ereport(ERROR,
@@ -187,7 +234,9 @@ bloomfilter_add(PG_FUNCTION_ARGS)
 	kt = bloom_key_type_cached(fcinfo, 1, false);
 	f = bloomfilter_getarg_copy(fcinfo, 0, &v);
 	bloom_adopt_family(&v, kt);
-	bf_insert_hash(&v, bloom_hash_fast(kt, PG_GETARG_DATUM(1), v.seed));
+	bf_insert_hash(&v, v.layout == BF_LAYOUT_PARQUET ?
+				   bloom_parquet_add_hash(&v, kt, PG_GETARG_DATUM(1)) :
+				   bloom_hash_for(kt, PG_GETARG_DATUM(1), &v));
 	bf_store_header((uint8 *) VARDATA(f), &v);
 	bloom_warn_overfull(&v);
 	PG_RETURN_POINTER(f);
@@ -236,7 +285,9 @@ bloomfilter_add_all(PG_FUNCTION_ARGS)
 			bloom_adopt_family(&v, kt);
 			adopted = true;
 		}
-		h[m++] = bloom_hash_fast(kt, value, v.seed);
+		h[m++] = v.layout == BF_LAYOUT_PARQUET ?
+			bloom_parquet_add_hash(&v, kt, value) :
+			bloom_hash_for(kt, value, &v);
 		if (m == ADD_ALL_CHUNK)
 		{
 			bf_insert_batch(&v, h, m);
@@ -383,7 +434,9 @@ probe(FunctionCallInfo fcinfo, int filterarg, int keyarg)
 	probe_cache_get(c, d);
 	if (!c->has_keys)
 		return false;			/* no key was ever added */
-	return bf_probe_hash(&c->view, bloom_hash_fast(&c->key, PG_GETARG_DATUM(keyarg), c->view.seed));
+	if (unlikely(c->view.layout == BF_LAYOUT_PARQUET))
+		return bloom_parquet_probe(&c->view, &c->key, PG_GETARG_DATUM(keyarg));
+	return bf_probe_hash(&c->view, bloom_hash_for(&c->key, PG_GETARG_DATUM(keyarg), &c->view));
 }
 
 /* bloom_contains(f, x), f @> x: may x be in the set? */
@@ -425,7 +478,7 @@ bloom_report_incompatible(bf_compat c, const char *what, const bf_view *a,
 						  const bf_view *b)
 {
 	ereport(ERROR,
-			(errcode(c == BF_COMPAT_FAMILY ? ERRCODE_DATATYPE_MISMATCH : ERRCODE_INVALID_PARAMETER_VALUE),
+			(errcode(c == BF_COMPAT_FAMILY || c == BF_COMPAT_PARAM ? ERRCODE_DATATYPE_MISMATCH : ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("cannot %s bloomfilters: %s", what, bf_compat_message(c)),
 			 errdetail("The first is %s with " UINT64_FORMAT " bits, %d hashes, seed " INT64_FORMAT " and key family \"%s\"; the second is %s with " UINT64_FORMAT " bits, %d hashes, seed " INT64_FORMAT " and key family \"%s\".",
 					   bf_layout_name(a->layout), a->nbits, a->hashes, (int64) a->seed,
@@ -640,7 +693,12 @@ bloomfilter_info(PG_FUNCTION_ARGS)
 	values[2] = Int32GetDatum(v.hashes);
 	values[3] = Int64GetDatum((int64) VARSIZE_ANY_EXHDR(f));
 	values[4] = Int64GetDatum((int64) v.seed);
-	values[5] = CStringGetTextDatum(bloom_family_display(v.family, v.type_tag));
+	if (v.layout == BF_LAYOUT_PARQUET && v.param != BF_PQ_UNSET)
+		values[5] = CStringGetTextDatum(psprintf("%s (%s)",
+												 bloom_family_display(v.family, v.type_tag),
+												 bf_parquet_type_name(v.param)));
+	else
+		values[5] = CStringGetTextDatum(bloom_family_display(v.family, v.type_tag));
 	/* a count past int8's range is reported as the largest int8 */
 	values[6] = Int64GetDatum(v.added > (uint64) PG_INT64_MAX ? PG_INT64_MAX : (int64) v.added);
 	values[7] = Int64GetDatum((int64) set);

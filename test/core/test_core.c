@@ -147,7 +147,7 @@ tf_new(int layout, int hashes, uint64_t seed, uint64_t nbits)
 {
 	tfilter		f;
 
-	if (bf_check_geometry(layout, hashes, nbits) != BF_OK)
+	if (bf_check_filter_geometry(layout, hashes, nbits) != BF_OK)
 	{
 		fprintf(stderr, "test bug: bad geometry %d/%d/%" PRIu64 "\n",
 				layout, hashes, nbits);
@@ -320,6 +320,11 @@ main(void)
 	test_slice_tid_items();
 	test_vectors();
 	test_frozen();
+	test_spark();
+	test_parquet_kernels();
+	test_parquet_sizing();
+	test_parquet_format();
+	test_parquet_header();
 
 	printf("core: %d passed, %d failed\n", n_passed, n_failed);
 	return n_failed > 0 ? 1 : 0;

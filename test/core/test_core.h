@@ -91,6 +91,8 @@ extern void store_field(uint8_t *buf, int off, int width, uint64_t value);
 extern const char *mutate(uint8_t **pbuf, size_t *plen, rng *r);
 
 /* the tests, in the order main runs them */
+/* test_spark.c */
+extern void test_spark(void);
 /* test_format.c */
 extern void test_geometry(void);
 extern void test_format_statuses(void);
@@ -146,6 +148,11 @@ extern void test_aggstate_values(void);
 extern void test_aggstate_explicit(void);
 extern void test_aggstate_validation(void);
 /* test_problem.c */
+extern void test_parquet_kernels(void);
+extern void test_parquet_sizing(void);
+extern void test_parquet_format(void);
+extern void test_parquet_header(void);
+
 extern void test_problem_shared(void);
 extern void test_problem_details(void);
 extern void test_problem_arbitrary(void);

@@ -91,7 +91,9 @@ test_geometry(void)
 			  bf_layout_name(layouts[i]));
 	check(bf_layout_from_name("Classic") == 0 &&
 		  bf_layout_from_name("") == 0 &&
-		  strcmp(bf_layout_name(3), "unknown") == 0,
+		  strcmp(bf_layout_name(3), "parquet") == 0 && bf_layout_from_name("parquet") == BF_LAYOUT_PARQUET &&
+		  strcmp(bf_layout_name(4), "spark") == 0 && bf_layout_from_name("spark") == BF_LAYOUT_SPARK &&
+		  strcmp(bf_layout_name(9), "unknown") == 0,
 		  "geometry: unknown layout names", "accepted a bad name");
 	for (int a = BF_FAMILY_NONE; a <= BF_FAMILY_MAX; a++)
 	{
@@ -104,9 +106,13 @@ test_geometry(void)
 		check(ok, "geometry: family names", "family %d is \"%s\"", a,
 			  bf_family_name(a));
 	}
-	check(strcmp(bf_family_name(BF_FAMILY_MAX + 1), "unknown") == 0,
+	/* layout spark's family of filters read from Spark comes next */
+	check(BF_FAMILY_SPARK == BF_FAMILY_MAX + 1 &&
+		  strcmp(bf_family_name(BF_FAMILY_SPARK), "spark") == 0,
+		  "geometry: spark family name", "got \"%s\"", bf_family_name(BF_FAMILY_SPARK));
+	check(strcmp(bf_family_name(BF_FAMILY_SPARK + 1), "unknown") == 0,
 		  "geometry: unknown family name", "got \"%s\"",
-		  bf_family_name(BF_FAMILY_MAX + 1));
+		  bf_family_name(BF_FAMILY_SPARK + 1));
 }
 
 
@@ -146,7 +152,7 @@ test_format_statuses(void)
 			{"magic byte 2", BF_OFF_MAGIC + 2, 1, 'N', BF_ERR_MAGIC},
 			{"magic byte 3", BF_OFF_MAGIC + 3, 1, 'G', BF_ERR_MAGIC},
 			{"magic", BF_OFF_MAGIC, 4, 0, BF_ERR_MAGIC},
-			{"version 2", BF_OFF_VERSION, 2, 2, BF_ERR_VERSION},
+			{"version 3", BF_OFF_VERSION, 2, 3, BF_ERR_VERSION},
 			{"version 0", BF_OFF_VERSION, 2, 0, BF_ERR_VERSION},
 			{"version 0x0101", BF_OFF_VERSION, 2, 0x0101, BF_ERR_VERSION},
 			{"layout 0", BF_OFF_LAYOUT, 1, 0, BF_ERR_LAYOUT},

@@ -142,9 +142,11 @@ test_problem_shared(void)
 			  t->typname, ok, (int) p.cls, p.what);
 
 		/* a newer version: detail, and the hint to upgrade, for every type */
-		ok = tv_diagnose_with(t, BF_OFF_VERSION, 2, 2, true, &p);
+		ok = tv_diagnose_with(t, BF_OFF_VERSION, 2, 3, true, &p);
 		snprintf(what, sizeof(what), "invalid %s: the format version is not one this build reads", t->typname);
-		snprintf(detail, sizeof(detail), "The %s has format version 2; this build of bloomfilter reads version 1.", noun);
+		/* a bloomfilter reads versions 1 and 2 (FORMAT.md, "Version 2") */
+		snprintf(detail, sizeof(detail), "The %s has format version 3; this build of bloomfilter reads %s.",
+				 noun, t->diagnose == bf_diagnose ? "versions 1 to 2" : "version 1");
 		snprintf(hint, sizeof(hint), "The %s was written by a newer bloomfilter; upgrade the extension on this server.", noun);
 		check(!ok, "problem: newer version refused", "%s", t->typname);
 		check_problem("problem: newer version", &p, BF_PROBLEM_NEWER_FORMAT,
@@ -152,7 +154,8 @@ test_problem_shared(void)
 
 		/* an older one was never written: no reason to upgrade */
 		(void) tv_diagnose_with(t, BF_OFF_VERSION, 2, 0, true, &p);
-		snprintf(detail, sizeof(detail), "The %s has format version 0; this build of bloomfilter reads version 1.", noun);
+		snprintf(detail, sizeof(detail), "The %s has format version 0; this build of bloomfilter reads %s.",
+				 noun, t->diagnose == bf_diagnose ? "versions 1 to 2" : "version 1");
 		check_problem("problem: version 0", &p, BF_PROBLEM_INVALID, what, detail, "");
 
 		/* a short header, at every length below it */

@@ -11,6 +11,7 @@
 
 #include "bf_aggstate.h"
 #include "bf_core.h"
+#include "bf_spark.h"
 #include "bf_counting.h"
 #include "bf_window.h"
 #include "bf_scalable.h"
@@ -184,6 +185,38 @@ main(int argc, char **argv)
 					write_file(argv[1], n++, buf, len);
 					free(buf);
 				}
+	/*
+	 * parquet filters: the portable format (version 2) and, for
+	 * fuzz_parquet, the header and bitset as a Parquet file holds them
+	 */
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+	{
+		uint64_t	nbits = sizes[s] < 256 ? 256 : sizes[s];
+		size_t		len = bf_buffer_size(nbits);
+		uint8_t    *buf = malloc(len);
+		uint8_t		hdr[BF_PQ_HEADER_MAX];
+		size_t		hl;
+		uint8_t    *pq;
+		bf_view		v;
+
+		bf_init(buf, BF_LAYOUT_PARQUET, 8, 0, nbits);
+		bf_view_of(buf, &v);
+		v.param = BF_PQ_INT32;
+		v.family = BF_FAMILY_INTEGER;
+		for (int i = 0; i < 30; i++)
+			bf_insert_hash(&v, bf_parquet_hash_int32(i));
+		bf_store_header(buf, &v);
+		hl = bf_parquet_write_header(hdr, (uint32_t) (nbits / 8));
+		pq = malloc(hl + nbits / 8);
+		memcpy(pq, hdr, hl);
+		memcpy(pq + hl, v.bits, nbits / 8);
+		write_file(argv[1], n++, pq, hl + nbits / 8);
+		free(pq);
+		bf_seal(buf, len);
+		write_file(argv[1], n++, buf, len);
+		free(buf);
+	}
+
 	/* counting filters, both widths, for fuzz_counting */
 	for (int layout = BF_LAYOUT_CLASSIC; layout <= BF_LAYOUT_BLOCKED; layout++)
 		for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
@@ -295,6 +328,18 @@ main(int argc, char **argv)
 			free(buf);
 		}
 	n = write_agg_states(argv[1], n);
+	/* Spark's writeTo bytes (fuzz_spark): both versions, a few sizes */
+	for (int version = 1; version <= 2; version++)
+		for (uint64_t words = 1; words <= 9; words += 4)
+		{
+			uint8_t		bits[72] = {0};
+			uint8_t		out[BF_SPARK_V2_HEADER + 72];
+
+			for (uint64_t i = 0; i < words * 8; i += 3)
+				bits[i] = (uint8_t) (i * 37 + 1);
+			bf_spark_write(out, version, 3, version == 2 ? -9 : 0, bits, words * 64);
+			write_file(argv[1], n++, out, bf_spark_serialized_size(version, words * 64));
+		}
 	printf("%d seeds written to %s\n", n, argv[1]);
 	return 0;
 }

@@ -18,7 +18,7 @@ core=(src/core/bf_format.c src/core/bf_combine.c src/core/bf_estimate.c
 	src/core/bf_sizing.c src/core/bf_base64.c src/core/bf_hashes.c
 	src/core/bf_counting.c src/core/bf_window.c src/core/bf_scalable.c
 	src/core/bf_batch.c src/core/bf_simd.c src/core/bf_aggstate.c
-	src/core/bf_problem.c)
+	src/core/bf_problem.c src/core/bf_spark.c src/core/bf_parquet.c)
 
 gcc -O1 -Isrc/core -o "$out/make_corpus" test/fuzz/make_corpus.c "${core[@]}" -lm
 mkdir -p "$out/corpus"
@@ -36,7 +36,7 @@ wait
 
 status=0
 for target in fuzz_validate fuzz_base64 fuzz_counting fuzz_window fuzz_scalable \
-	fuzz_scalable_walk fuzz_aggstate fuzz_aggstate_text fuzz_problem; do
+	fuzz_scalable_walk fuzz_aggstate fuzz_aggstate_text fuzz_problem fuzz_spark fuzz_parquet; do
 	$CC "${flags[@]}" -o "$out/$target" "test/fuzz/$target.c" "${objs[@]}" -lm
 	# replay the saved regressions before exploring
 	if compgen -G "test/fuzz/regressions/*" >/dev/null; then

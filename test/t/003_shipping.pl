@@ -140,14 +140,14 @@ SKIP:
 
 	# a filter of a newer format version, as a binary parameter
 	my $v2 = slurp_file($binfile);
-	substr($v2, 4, 2) = pack('v', 2);
+	substr($v2, 4, 2) = pack('v', 3);
 	my $v2file = "$dir/keys-v2.bin";
 	open my $vf, '>', $v2file or die;
 	binmode $vf;
 	print $vf $v2;
 	close $vf;
 	like(pqship($remote, 'param-bin', 'SELECT count(*) FROM big WHERE id <@ $1::bloomfilter', $v2file),
-		qr/^ERROR 22P03: invalid bloomfilter: .*version.*\nDETAIL: .*version 2.*version 1/,
+		qr/^ERROR 22P03: invalid bloomfilter: .*version.*\nDETAIL: .*version 3.*versions 1 to 2/,
 		'libpq: a newer-version filter as a binary parameter is refused, naming both versions');
 }
 

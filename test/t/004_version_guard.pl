@@ -33,7 +33,7 @@ sub fails
 	return $rc == 0 ? "(no error; output: $out)" : $err;
 }
 
-my $versions = qr/DETAIL:  The filter has format version 2; this build of bloomfilter reads version 1\./;
+my $versions = qr/DETAIL:  The filter has format version 3; this build of bloomfilter reads versions 1 to 2\./;
 my $newer = qr/HINT:  .*newer/;
 
 my $remote = start_node('remote');
@@ -44,15 +44,16 @@ my $rconn  = "host=127.0.0.1 port=$rport dbname=postgres";
 
 $coord->safe_psql('postgres', q{
 	CREATE TABLE src AS SELECT bloom_agg(g) AS f FROM generate_series(1, 1000) g;
-	-- the same filter, with format version 2 written over version 1
+	-- the same filter, with format version 3 (newer than this build's 2)
+	-- written over version 1
 	CREATE TABLE v2 AS
-	SELECT overlay(f::bytea PLACING '\x0200'::bytea FROM 5 FOR 2) AS b, f FROM src;
+	SELECT overlay(f::bytea PLACING '\x0300'::bytea FROM 5 FOR 2) AS b, f FROM src;
 });
 my $v2hex = $coord->safe_psql('postgres', q{SELECT encode(b, 'hex') FROM v2});
 my $v2b64 = $coord->safe_psql('postgres',
 	q{SELECT translate(encode(b, 'base64'), E'\n', '') FROM v2});
 my $v1b64 = $coord->safe_psql('postgres', 'SELECT f FROM src');
-is(substr($v2hex, 0, 12), '424c4d460200', 'crafted: magic BLMF, version 2 (little-endian)');
+is(substr($v2hex, 0, 12), '424c4d460300', 'crafted: magic BLMF, version 3 (little-endian)');
 
 # ---- locally, each way in ---------------------------------------------------
 my $err = fails($coord, q{SELECT b::bloomfilter FROM v2});

@@ -260,7 +260,7 @@ def main():
         ("empty", b""), ("5-bytes", bytes(base[:5])), ("6-bytes", bytes(base[:6])),
         ("51-bytes", bytes(base[:51])), ("header-only", bytes(base[:52])),
         ("magic", b"BLMX" + bytes(base[4:])), ("counting-magic", b"BLMC" + bytes(base[4:])),
-        ("version-0", patched(4, "<H", 0)), ("version-2", patched(4, "<H", 2)),
+        ("version-0", patched(4, "<H", 0)), ("version-3", patched(4, "<H", 3)),
         ("layout-0", patched(6, "<B", 0)), ("layout-3", patched(6, "<B", 3)),
         ("hashes-0", patched(7, "<B", 0)), ("hashes-33", patched(7, "<B", 33)),
         ("nbits-0", patched(16, "<Q", 0)), ("nbits-odd", patched(16, "<Q", 520)),

@@ -30,6 +30,7 @@
  * The operator class holds that operator (strategy 1) and `@>>`
  * (strategy 3).
  */
+#include "engines/bf_engines.h"
 #include "index/gist/bf_gist_index.h"
 
 #include "access/gist.h"
@@ -506,5 +507,8 @@ gbloom_contains(PG_FUNCTION_ARGS)
 	bloomfilter_getarg(fcinfo, 0, &v);
 	if (!bloom_check_family(&v, &q->kt))
 		PG_RETURN_BOOL(false);
+	/* parquet: every encoding of the key, as bloom_contains tries them */
+	if (v.layout == BF_LAYOUT_PARQUET)
+		PG_RETURN_BOOL(bloom_parquet_probe(&v, &q->kt, q->value));
 	PG_RETURN_BOOL(bf_probe_hash(&v, query_hash(q, v.seed)));
 }

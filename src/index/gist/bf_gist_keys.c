@@ -40,6 +40,7 @@
  * the keys near the root are mixed.
  */
 #include "index/gist/bf_gist_index.h"
+#include "type/bf_engines_spark.h"
 
 #include <math.h>
 
@@ -300,6 +301,16 @@ gbloom_compress(PG_FUNCTION_ARGS)
 
 	f = PG_DETOAST_DATUM(entry->key);
 	bloomfilter_view(f, &v);
+	bloom_spark_not_indexed(&v, "GiST");
+	/*
+	 * A parquet filter's keys hash by physical type, and a probe may try
+	 * several encodings: the signature tree's key positions know neither.
+	 */
+	if (v.layout == BF_LAYOUT_PARQUET)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("GiST indexes do not index bloomfilters of layout parquet"),
+				 errhint("Index them with a bloomslice index: CREATE INDEX ... USING bloomslice (column).")));
 	if (v.nbits / 8 <= (uint64) siglen)
 	{
 		key = palloc0(GBK_LEAF_HDRSZ + VARSIZE(f));

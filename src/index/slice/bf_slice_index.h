@@ -103,7 +103,9 @@ typedef struct BsGeom
 	uint16		family;
 	uint32		type_tag;
 	uint32		flags;			/* BS_HEAD_UNSLICED */
-	uint32		pad;
+	uint32		param;			/* the layout's parameter (parquet: physical
+								 * type); 0 for classic and blocked, as the
+								 * padding it was before 1.1 */
 	uint64		seed;
 	uint64		nbits;
 } BsGeom;

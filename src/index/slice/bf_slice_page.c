@@ -226,6 +226,7 @@ bs_geom_of(const bf_view *v, int max_bits, BsGeom *g)
 	g->type_tag = v->type_tag;
 	g->seed = v->seed;
 	g->nbits = v->nbits;
+	g->param = v->layout == BF_LAYOUT_PARQUET ? v->param : 0;
 }
 
 int
@@ -239,6 +240,7 @@ bs_geom_cmp(const BsGeom *a, const BsGeom *b)
 	CMP_FIELD(seed);
 	CMP_FIELD(family);
 	CMP_FIELD(type_tag);
+	CMP_FIELD(param);
 #undef CMP_FIELD
 	return 0;
 }

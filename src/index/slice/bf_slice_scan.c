@@ -23,6 +23,7 @@
  * while a block is read.
  */
 #include "index/slice/bf_slice_index.h"
+#include "engines/bf_engines.h"
 
 #include "access/relscan.h"
 #include "miscadmin.h"
@@ -209,6 +210,7 @@ geom_compatible(const BsGeom *g, const bf_view *q)
 	fv.type_tag = g->type_tag;
 	fv.seed = g->seed;
 	fv.nbits = g->nbits;
+	fv.param = (uint16) g->param;
 	return bf_compatible(&fv, q, &nbits) == BF_COMPAT_OK;
 }
 
@@ -263,6 +265,26 @@ gather_positions(KeyState *keys, int nkeys, const BsGeom *g, MemoryContext hashc
 				continue;
 			case KA_SLICES:
 				break;
+		}
+		if (ks->strategy == BS_STRAT_KEY && g->layout == BF_LAYOUT_PARQUET)
+		{
+			/* the one encoding the key has in the group's physical type */
+			uint64		hash;
+
+			switch (bloom_parquet_index_hash(g->param, g->family, &ks->kt,
+											 ks->value, &hash))
+			{
+				case 0:
+					memset(mask, 0, sizeof(*mask));
+					continue;
+				case 1:
+					bf_positions(g->layout, g->nbits, g->hashes, hash, pos + npos);
+					npos += g->hashes;
+					continue;
+				default:
+					*recheck = true;
+					continue;
+			}
 		}
 		if (ks->strategy == BS_STRAT_KEY)
 		{
@@ -419,7 +441,25 @@ pending_match(KeyState *keys, int nkeys, const bf_view *v, MemoryContext hashcxt
 			case KA_SLICES:
 				break;
 		}
-		if (ks->strategy == BS_STRAT_KEY)
+		if (ks->strategy == BS_STRAT_KEY && v->layout == BF_LAYOUT_PARQUET)
+		{
+			uint64		hash;
+
+			switch (bloom_parquet_index_hash(v->param, v->family, &ks->kt,
+											 ks->value, &hash))
+			{
+				case 0:
+					return false;
+				case 1:
+					if (!bf_probe_hash(v, hash))
+						return false;
+					break;
+				default:
+					*recheck = true;
+					break;
+			}
+		}
+		else if (ks->strategy == BS_STRAT_KEY)
 		{
 			if (!bf_probe_hash(v, bloom_index_seed_hash(&ks->sh, &ks->kt, ks->value,
 														v->seed, hashcxt)))

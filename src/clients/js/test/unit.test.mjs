@@ -452,3 +452,15 @@ test('fromBytes copies: a Buffer view at any offset, left as it was', () => {
   raw[0] = 0x7a;
   assert.equal(hex(k.bytes), '616263');
 });
+
+// A filter of layout spark (Spark's BloomFilter, format version 2), as the
+// server's f::bytea gives it: bloom_add_all(bloom_empty(5, 0.1, 'spark'),
+// ARRAY[101, 102, 103, 104, 105]).  The client does not place keys as Spark
+// does, so it refuses the value rather than probe it wrongly.
+test('a filter of layout spark is refused, not probed', () => {
+  const hex = '424c4d46020004030000000000000000400000000000000005000000000000000100' +
+    '010000000000000000009657518c74f785d4040240d41c002088';
+  const bytes = Uint8Array.from(hex.match(/../g).map((h) => parseInt(h, 16)));
+  assert.throws(() => BloomFilter.fromBytes(bytes), (e) => e instanceof BloomFilterError &&
+    /format version|layout/.test(e.message));
+});

@@ -21,7 +21,7 @@ HEADER_SIZE = 52
 # (src/core/FORMAT.md, "Compatibility"): a newer one is refused with the
 # client release that reads it.
 FORMAT_VERSION = 1
-READ_FORMAT_VERSIONS = (1,)
+READ_FORMAT_VERSIONS = (1, 2)
 MAGIC = b"BLMF"
 OFF_CHECKSUM = 44
 
@@ -115,6 +115,12 @@ def validate(buf, sqlstate=None):
                       "A bloomfilter takes at least 52 bytes; %d bytes were given." % n, sqlstate)
     (_, _, layout, hashes, _seed, nbits, added, family, flags, tag, reserved,
      csum) = _HDR.unpack_from(buf, 0)
+    if version == 2 and layout in (3, 4):
+        # format version 2's layouts of other engines (FORMAT.md)
+        raise _status("the %s layout is not supported by this client"
+                      % ("parquet" if layout == 3 else "spark"),
+                      "Probe it in PostgreSQL, or read it with that engine's own library.",
+                      sqlstate)
     if layout not in LAYOUT_NAMES:
         raise _status("the layout is unknown",
                       "The layout byte is %d; 1 is classic and 2 is blocked." % layout, sqlstate)

@@ -1,5 +1,6 @@
 """The client's own behaviour (no server): families, errors, forms."""
 import datetime
+import re
 import decimal
 import math
 import struct
@@ -202,3 +203,18 @@ def test_float4_of_a_float_rounds_as_the_server_casts_float8():
         float4(True)
     with pytest.raises(TypeError):
         float4(decimal.Decimal("1.1"))
+
+
+# A filter of layout spark (Spark's BloomFilter, format version 2), as the
+# server's f::bytea gives it: bloom_add_all(bloom_empty(5, 0.1, 'spark'),
+# ARRAY[101, 102, 103, 104, 105]).  The client does not place keys as Spark
+# does, so it refuses the value rather than probe it wrongly.
+SPARK_FILTER = bytes.fromhex(
+    "424c4d46020004030000000000000000400000000000000005000000000000000100"
+    "010000000000000000009657518c74f785d4040240d41c002088")
+
+
+def test_spark_layout_refused():
+    with pytest.raises(InvalidFilterError) as e:
+        BloomFilter.from_bytes(SPARK_FILTER)
+    assert re.search(r"format version|layout", str(e.value))

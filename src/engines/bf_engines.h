@@ -1,0 +1,56 @@
+/*
+ * bf_engines.h
+ *		Layouts other engines define (src/core/FORMAT.md, "Version 2"): how
+ *		their keys are hashed and probed, and their import and export.
+ *		engines/bf_engines_parquet.c: layout parquet.
+ */
+#ifndef BF_ENGINES_H
+#define BF_ENGINES_H
+
+#include "key/bf_key.h"
+
+/* ---- engines/bf_engines_parquet.c ---- */
+
+/*
+ * Before keys of type kt are added to parquet filter v: fixes its physical
+ * type and family if none yet; ERROR if such keys cannot be written as the
+ * filter's physical type.
+ */
+extern void bloom_parquet_adopt(bf_view *v, const BloomKeyType *kt);
+
+/*
+ * The hash of value added to v (adopted): XXH64 of its plain encoding as
+ * the filter's physical type; ERROR if the value has none there (an int8
+ * beyond INT32, an infinite date).
+ */
+extern uint64 bloom_parquet_add_hash(const bf_view *v, const BloomKeyType *kt,
+									 Datum value);
+
+/*
+ * Whether keys of type kt may probe v: ERROR if they cannot be compared with
+ * the filter's physical type; false if the filter holds no key.
+ */
+extern bool bloom_parquet_check_probe(const bf_view *v, const BloomKeyType *kt);
+
+/* Probes v (checked) for value: every encoding equal to it under = is tried. */
+extern bool bloom_parquet_probe(const bf_view *v, const BloomKeyType *kt,
+								Datum value);
+
+/*
+ * For an index: the one encoding a key has in parquet filters of physical
+ * type param holding keys of family (never an ERROR for a type that cannot
+ * convert).  1: its hash in *h; 0: no such filter can hold the key; -1: the
+ * index cannot say (several encodings, or a key the table's probe must
+ * judge), so the row is rechecked.
+ */
+extern int	bloom_parquet_index_hash(unsigned param, uint16 family,
+									 const BloomKeyType *kt, Datum value,
+									 uint64 *h);
+
+/*
+ * The physical type keys of type kt are written as (BF_PQ_*); ERROR naming
+ * a cast for a type that has no single one.
+ */
+extern unsigned bloom_parquet_type_of(const BloomKeyType *kt);
+
+#endif							/* BF_ENGINES_H */
