@@ -55,7 +55,7 @@ bloomfilter_view(struct varlena *f, bf_view *v)
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("bloomfilter datum is damaged: %zu bytes", len)));
 	bloom_check_stored_version("bloomfilter", (const uint8 *) VARDATA_ANY(f), len,
-							   BF_FORMAT_VERSION);
+							   BF_FORMAT_VERSION, BF_FORMAT_VERSION_MAX);
 	bf_view_of((uint8 *) VARDATA_ANY(f), v);
 	if (bf_check_filter_geometry(v->layout, v->hashes, v->nbits) != BF_OK ||
 		len != bf_buffer_size(v->nbits))

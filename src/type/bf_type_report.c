@@ -48,13 +48,14 @@ bloom_report_problem(const bf_problem *p, int sqlstate)
  * (bloom_check_stored_version): not damage, a newer build's bytes.
  */
 void
-bloom_report_stored_version(const char *typname, unsigned version, int reads)
+bloom_report_stored_version(const char *typname, unsigned version, int lo, int hi)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 			 errmsg("stored %s value has format version %u, which this build of bloomfilter does not read",
 					typname, version),
-			 errdetail("This build reads format version %d.", reads),
+			 lo == hi ? errdetail("This build reads format version %d.", lo) :
+			 errdetail("This build reads format versions %d to %d.", lo, hi),
 			 errhint("The value was written by a newer bloomfilter: install that version again, or rebuild the value with this one.")));
 	pg_unreachable();
 }

@@ -22,7 +22,8 @@
 pg_noreturn extern void bloom_report_problem(const bf_problem *p, int sqlstate);
 
 pg_noreturn extern void bloom_report_stored_version(const char *typname,
-												   unsigned version, int reads);
+												   unsigned version,
+												   int lo, int hi);
 
 /*
  * Checks the format version of a stored value (a table's, an index's, a
@@ -30,15 +31,21 @@ pg_noreturn extern void bloom_report_stored_version(const char *typname,
  * that wrote them, so another version is a newer build's (after a library
  * downgrade): refused, never read by this build's rules (FORMAT.md,
  * "Compatibility").  A buffer too short for the field is left to the
- * caller's length check.
+ * caller's length check.  This build reads versions lo to hi of the type
+ * (a bloomfilter of layout parquet or spark is version 2).
  */
 static inline void
 bloom_check_stored_version(const char *typname, const uint8 *buf, size_t len,
-						   int reads)
+						   int lo, int hi)
 {
-	if (likely(len < 6 || (buf[4] | (unsigned) buf[5] << 8) == (unsigned) reads))
+	unsigned	v;
+
+	if (len < 6)
 		return;
-	bloom_report_stored_version(typname, buf[4] | (unsigned) buf[5] << 8, reads);
+	v = buf[4] | (unsigned) buf[5] << 8;
+	if (likely(v >= (unsigned) lo && v <= (unsigned) hi))
+		return;
+	bloom_report_stored_version(typname, v, lo, hi);
 }
 
 #endif							/* BF_TYPE_REPORT_H */

@@ -72,7 +72,7 @@ window_view(struct varlena *d, bfw_view *w)
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("bloomwindow datum is damaged: %zu bytes", len)));
 	bloom_check_stored_version("bloomwindow", (const uint8 *) VARDATA_ANY(d), len,
-							   BFW_FORMAT_VERSION);
+							   BFW_FORMAT_VERSION, BFW_FORMAT_VERSION);
 	bfw_view_of((uint8 *) VARDATA_ANY(d), w);
 	if (bfw_check_geometry(w->layout, w->hashes, w->nbits, w->buckets,
 						   w->bucket_us) != BFW_OK ||

@@ -96,7 +96,7 @@ cbloom_view(struct varlena *f, bfc_view *v)
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("countingbloom datum is damaged: %zu bytes", len)));
 	bloom_check_stored_version("countingbloom", (const uint8 *) VARDATA_ANY(f), len,
-							   BFC_FORMAT_VERSION);
+							   BFC_FORMAT_VERSION, BFC_FORMAT_VERSION);
 	bfc_view_of((uint8 *) VARDATA_ANY(f), v);
 	if (bfc_check_geometry(v->layout, v->hashes, v->width, v->ncounters) != BF_OK ||
 		len != bfc_buffer_size(v->ncounters, v->width))

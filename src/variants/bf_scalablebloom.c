@@ -80,7 +80,7 @@ sbloom_decode(struct varlena *d, Sbloom *s)
 	uint8	   *buf = (uint8 *) VARDATA_ANY(d);
 	size_t		len = VARSIZE_ANY_EXHDR(d);
 
-	bloom_check_stored_version("scalablebloom", buf, len, BFS_FORMAT_VERSION);
+	bloom_check_stored_version("scalablebloom", buf, len, BFS_FORMAT_VERSION, BFS_FORMAT_VERSION);
 	if (!bfs_walk(buf, len, &s->h))
 	{
 		bf_problem	p;
