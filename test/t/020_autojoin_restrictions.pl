@@ -106,13 +106,14 @@ sub has_filter
 {
 	my ($plan) = @_;
 	return $plan =~ /InitPlan \d+(?: \(returns \$\d+\))?: bloom filter of .*, added by bloomfilter\.join_pushdown/
-	  && $plan =~ /Remote SQL: .*OPERATOR\(public\.<@\) \$\d+::public\.bloomfilter/;
+	  && $plan =~
+	  /Remote SQL: .*(?:OPERATOR\(public\.<@\) |public\.bloomfilter_join_probe\(\w+, )\$\d+::public\.bloomfilter/;
 }
 
 sub no_filter
 {
 	my ($plan) = @_;
-	return $plan !~ /bloomfilter\.join_pushdown/ && $plan !~ /<@/;
+	return $plan !~ /bloomfilter\.join_pushdown/ && $plan !~ /<@|bloomfilter_join_probe/;
 }
 
 # the lines of the filter's InitPlan (those indented under its header)
