@@ -111,7 +111,7 @@ test('the other types and the aggregate states are refused cleanly, by name', ()
 });
 
 test('the format versions it reads, and the client version is package.json\'s', () => {
-  assert.deepEqual([...READ_FORMAT_VERSIONS], [1]);
+  assert.deepEqual([...READ_FORMAT_VERSIONS], [1, 2]);
   assert.ok(READ_FORMAT_VERSIONS.includes(FORMAT_VERSION));
   const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../package.json', import.meta.url)), 'utf8'));
   assert.equal(CLIENT_VERSION, pkg.version);
@@ -119,7 +119,7 @@ test('the format versions it reads, and the client version is package.json\'s', 
 
 test('a newer format version is refused, naming the client release to get', () => {
   const [major, minor] = CLIENT_VERSION.split('.').map(Number);
-  for (const version of [2, 3, 65535]) {
+  for (const version of [3, 4, 65535]) {
     for (const [, r] of recs) {
       if (r[0] !== 'value' || r[2] !== 'bloomfilter') continue;
       const b = fromBase64(r[3]);
@@ -127,7 +127,7 @@ test('a newer format version is refused, naming the client release to get', () =
       const want = `format version ${version} needs bloomfilter client ${major}.${minor + 1} or later`;
       assert.throws(() => BloomFilter.fromBytes(b), (e) => e instanceof BloomFilterError && e.code === 'version'
         && e.message.startsWith('invalid bloomfilter: the format version is not one this build reads')
-        && e.message.includes(want) && e.message.includes('reads format version 1'), `${r[1]} v${version}`);
+        && e.message.includes(want) && e.message.includes('reads format version 1, 2'), `${r[1]} v${version}`);
       assert.throws(() => BloomFilter.fromText(Buffer.from(b).toString('base64')), /needs bloomfilter client/);
     }
   }

@@ -230,7 +230,7 @@ describe('against the server', { skip: serverSkip() }, () => {
       'short header': [good.slice(0, 51), 'truncated'],
       magic: [edit((b) => { b[0] = 0x41; }), 'magic'],
       'counting magic': [edit((b) => { b[3] = 0x43; }), 'magic'],
-      version: [edit((b, dv) => { dv.setUint16(4, 2, true); }), 'version'],
+      version: [edit((b, dv) => { dv.setUint16(4, 3, true); }), 'version'],
       'layout 0': [edit((b) => { b[6] = 0; }), 'layout'],
       'layout 3': [edit((b) => { b[6] = 3; }), 'layout'],
       'hashes 0': [edit((b) => { b[7] = 0; }), 'hashes'],
