@@ -458,8 +458,8 @@ size_cache_store(const RemoteSizeKey *key, bool known, const RemoteFacts *facts,
 	return e;
 }
 
-const RemoteFacts *
-bloom_remote_facts(Oid ftrelid, Oid userid, Oid serverid, const char **why)
+static const RemoteFacts *
+remote_facts_cached(Oid ftrelid, Oid userid, Oid serverid, const char **why)
 {
 	static char uncached_why[BLOOM_WHY_LEN];
 	RemoteSizeKey key;
@@ -680,6 +680,35 @@ bloom_remote_facts(Oid ftrelid, Oid userid, Oid serverid, const char **why)
 						 known ? BLOOM_REMOTE_SIZE_TTL : BLOOM_REMOTE_SIZE_FAILURE_TTL);
 	*why = e->why;
 	return e->known ? &e->facts : NULL;
+}
+
+/*
+ * What the remote of a foreign table is, as a copy in the caller's memory
+ * context: the cached entry (and its column list) is freed by a cache
+ * invalidation, which any catalog lookup of the caller's may process (a
+ * syscache miss takes a lock, and taking a lock accepts invalidations), so
+ * no caller may hold a pointer into the cache.
+ */
+const RemoteFacts *
+bloom_remote_facts(Oid ftrelid, Oid userid, Oid serverid, const char **why)
+{
+	const RemoteFacts *cached;
+	RemoteFacts *copy;
+
+	*why = NULL;
+	cached = remote_facts_cached(ftrelid, userid, serverid, why);
+	if (*why != NULL)
+		*why = pstrdup(*why);
+	if (cached == NULL)
+		return NULL;
+	copy = palloc(sizeof(RemoteFacts));
+	*copy = *cached;
+	if (cached->columns != NULL && cached->ncolumns > 0)
+	{
+		copy->columns = palloc(sizeof(RemoteColumn) * cached->ncolumns);
+		memcpy(copy->columns, cached->columns, sizeof(RemoteColumn) * cached->ncolumns);
+	}
+	return copy;
 }
 
 bool
