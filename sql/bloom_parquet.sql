@@ -144,3 +144,8 @@ CREATE INDEX ON big_lake USING bloomslice (f);
 SET enable_seqscan = off;
 SELECT l, (bloom_info(f)).bits FROM big_lake WHERE f @> 123456::bigint ORDER BY l;
 RESET enable_seqscan;
+
+-- a scalablebloom holds classic and blocked filters only: a parquet or
+-- spark filter is refused, not wrapped into a container no reader takes
+SELECT bloom_add(bloom_empty(100, 0.01, 'parquet'), 1)::scalablebloom;
+SELECT bloom_empty(100, 0.01, 'spark')::scalablebloom;

@@ -197,6 +197,13 @@ wrap_filter(const bf_view *v, double fpr, int growth, double r)
 	size_t		len = bfs_wrap_size(v->nbits);
 	struct varlena *d;
 
+	/* a container holds classic and blocked filters only (FORMAT.md) */
+	if (v->layout != BF_LAYOUT_CLASSIC && v->layout != BF_LAYOUT_BLOCKED)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("a bloomfilter of layout %s cannot become a scalablebloom",
+						v->layout == BF_LAYOUT_PARQUET ? "parquet" : "spark"),
+				 errhint("A scalablebloom holds filters of the layouts classic and blocked.")));
 	if (len > BF_MAX_TOTAL_BYTES)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),

@@ -33,6 +33,8 @@ wrap(uint8_t *buf, size_t len)
 
 	bf_unseal(buf);
 	bf_view_of(buf, &v);
+	if (v.layout != BF_LAYOUT_CLASSIC && v.layout != BF_LAYOUT_BLOCKED)
+		return;					/* the server refuses to wrap these */
 	clen = bfs_wrap_size(v.nbits);
 	if (clen > BF_MAX_TOTAL_BYTES)
 		return;					/* the server refuses these */

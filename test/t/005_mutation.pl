@@ -147,13 +147,15 @@ sub model
 	my $len = length $b;
 	return 'truncated' if $len < 6;
 	return 'magic' if substr($b, 0, 4) ne 'BLMF';
-	# version 2 (FORMAT.md) adds layout 3, parquet, and the flags' parameter
+	# version 2 (FORMAT.md) adds layouts 3 (parquet) and 4 (spark), and the
+	# flags' parameter
 	my $version = unpack('v', substr($b, 4, 2));
 	return 'version' if $version != 1 && $version != 2;
 	return 'truncated' if $len < 52;
 	my ($layout, $k) = unpack('CC', substr($b, 6, 2));
 	my $nbits = unpack('Q<', substr($b, 16, 8));
-	return 'layout' if $layout != 1 && $layout != 2 && !($version == 2 && $layout == 3);
+	return 'layout'
+	  if $layout != 1 && $layout != 2 && !($version == 2 && ($layout == 3 || $layout == 4));
 	if ($layout == 3)
 	{
 		return 'hashes' if $k != 8;
@@ -163,13 +165,21 @@ sub model
 	return 'nbits'
 	  if $nbits == 0
 	  || $nbits > $MAX_NBITS
-	  || $nbits % ($layout == 1 ? 64 : $layout == 2 ? 512 : 256) != 0;
+	  || $nbits % ($layout == 1 || $layout == 4 ? 64 : $layout == 2 ? 512 : 256) != 0;
 	return 'size' if $len - 52 != $nbits / 8;
 	my $family = unpack('v', substr($b, 32, 2));
 	my $tag = unpack('V', substr($b, 36, 4));
 	# families 11, 14, 15 and 16 carry a type tag, and only they
 	my $tagged = grep { $_ == $family } (11, 14, 15, 16);
-	return 'family' if $family > 16 || ($tagged xor ($tag != 0));
+	if ($layout == 4)
+	{
+		# spark: longs, strings, binaries, or all three (family 17), no tag
+		return 'family' if $tag != 0 || !(grep { $_ == $family } (0, 1, 4, 5, 17));
+	}
+	else
+	{
+		return 'family' if $family > 16 || ($tagged xor ($tag != 0));
+	}
 	my $flags = unpack('v', substr($b, 34, 2));
 	return 'reserved'
 	  if unpack('V', substr($b, 40, 4)) != 0 || ($layout <= 2 && $flags != 0);
@@ -178,6 +188,14 @@ sub model
 	  && (!(grep { $_ == $flags } (0, 1, 2, 4, 5, 6, 7))
 		|| unpack('Q<', substr($b, 8, 8)) != 0
 		|| ($flags == 0 && $family != 0));
+	if ($layout == 4)
+	{
+		# Spark's version 1 has no seed; version 2's is a Java int
+		my $seed = unpack('q<', substr($b, 8, 8));
+		return 'param'
+		  unless ($flags == 1 && $seed == 0)
+		  || ($flags == 2 && $seed >= -2**31 && $seed < 2**31);
+	}
 	return 'checksum' unless $ck_ok;
 	my $added = unpack('Q<', substr($b, 24, 8));
 	return 'added' if ($family == 0 || $added == 0) && substr($b, 52) =~ /[^\0]/;
@@ -416,7 +434,7 @@ BEGIN
 		IF i.bits <> (octet_length(b) - 52) * 8 OR i.bytes <> octet_length(b)
 		   OR i.hashes <> get_byte(b, 7)
 		   OR i.format_version <> (CASE WHEN get_byte(b, 6) <= 2 THEN 1 ELSE 2 END)
-		   OR i.layout <> (CASE get_byte(b, 6) WHEN 1 THEN 'classic' WHEN 2 THEN 'blocked' ELSE 'parquet' END)
+		   OR i.layout <> (CASE get_byte(b, 6) WHEN 1 THEN 'classic' WHEN 2 THEN 'blocked' WHEN 3 THEN 'parquet' ELSE 'spark' END)
 		   OR i.bits_set < 0 OR i.bits_set > i.bits
 		   OR NOT (i.fill_ratio BETWEEN 0 AND 1) OR i.added < 0 THEN
 			RETURN 'bloom_info disagrees with the header: ' || row_to_json(i)::text;
