@@ -6,10 +6,8 @@
 -- same keys are Spark's, bloom_from_spark reads Spark's bytes with every key
 -- probing true, and keys not put answer as Spark answered.
 --
-\getenv abs_srcdir PG_ABS_SRCDIR
-\set vectors :abs_srcdir '/test/vectors/spark/spark_vectors.tsv'
 CREATE TEMP TABLE spark_raw (line text);
-COPY spark_raw FROM :'vectors' WITH (FORMAT text, DELIMITER E'\x01');
+\copy spark_raw FROM 'test/vectors/spark/spark_vectors.tsv' WITH (FORMAT text, DELIMITER E'\x01')
 CREATE TEMP TABLE spark_filters AS
 SELECT split_part(line, E'\t', 2)::int AS id, split_part(line, E'\t', 3)::int AS version,
        split_part(line, E'\t', 4)::bigint AS n, split_part(line, E'\t', 5)::float8 AS fpp,
