@@ -149,3 +149,38 @@ RESET enable_seqscan;
 -- spark filter is refused, not wrapped into a container no reader takes
 SELECT bloom_add(bloom_empty(100, 0.01, 'parquet'), 1)::scalablebloom;
 SELECT bloom_empty(100, 0.01, 'spark')::scalablebloom;
+
+--
+-- Parquet strings (BYTE_ARRAY with the String logical type) are UTF-8: a
+-- database in another encoding hashes a text key's UTF-8 bytes, so the
+-- same keys give the same bitset in a LATIN1 and a UTF8 database, and a
+-- filter made in either probes true in the other.  text, varchar and name.
+--
+SELECT encode(bloom_to_parquet(bloom_add_all(bloom_empty(5, 0.1, 'parquet'), ARRAY['café', 'ñandú', 'Ø']::text[])), 'hex') AS pq_utf8_text,
+       encode(bloom_to_parquet(bloom_add_all(bloom_empty(5, 0.1, 'parquet'), ARRAY['café', 'ñandú', 'Ø']::varchar[])), 'hex') AS pq_utf8_varchar,
+       encode(bloom_to_parquet(bloom_add_all(bloom_empty(5, 0.1, 'parquet'), ARRAY['café', 'ñandú', 'Ø']::name[])), 'hex') AS pq_utf8_name \gset
+-- the three spellings hash alike, and not as the LATIN1 bytes would
+SELECT :'pq_utf8_text' = :'pq_utf8_varchar' AND :'pq_utf8_text' = :'pq_utf8_name' AS same_bytes_all_types,
+       bloom_contains(bloom_from_parquet(decode(:'pq_utf8_text', 'hex'), 'BYTE_ARRAY'), convert_from('\x636166e9'::bytea, 'LATIN1')) AS cafe_probes,
+       bloom_contains(bloom_from_parquet(decode(:'pq_utf8_text', 'hex'), 'BYTE_ARRAY'), '\x636166e9'::bytea) AS latin1_bytes_are_another_key;
+SELECT current_database() AS regress_db \gset
+CREATE DATABASE bloom_parquet_latin1 ENCODING 'LATIN1' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0;
+\c bloom_parquet_latin1
+SET client_min_messages = warning;
+SET client_encoding = 'UTF8';
+CREATE EXTENSION bloomfilter;
+SELECT octet_length('ñandú') AS latin1_octets,
+       encode(bloom_to_parquet(bloom_add_all(bloom_empty(5, 0.1, 'parquet'), ARRAY['café', 'ñandú', 'Ø']::text[])), 'hex') = :'pq_utf8_text' AS text_same_as_utf8,
+       encode(bloom_to_parquet(bloom_add_all(bloom_empty(5, 0.1, 'parquet'), ARRAY['café', 'ñandú', 'Ø']::varchar[])), 'hex') = :'pq_utf8_text' AS varchar_same_as_utf8,
+       encode(bloom_to_parquet(bloom_add_all(bloom_empty(5, 0.1, 'parquet'), ARRAY['café', 'ñandú', 'Ø']::name[])), 'hex') = :'pq_utf8_text' AS name_same_as_utf8;
+-- a filter made in the UTF8 database probes true here, key by key and type by type
+SELECT k, bloom_contains(f, k::text) AS text_probe, bloom_contains(f, k::varchar) AS varchar_probe,
+       bloom_contains(f, k::name) AS name_probe, bloom_contains(bloom_add(bloom_empty(5, 0.1, 'parquet'), k::text), k::name) AS local_probe
+FROM (SELECT bloom_from_parquet(decode(:'pq_utf8_text', 'hex'), 'BYTE_ARRAY') AS f) s,
+     unnest(ARRAY['café', 'ñandú', 'Ø']) k ORDER BY k;
+-- and a filter made here, shipped as Parquet bytes, probes true in UTF8
+SELECT encode(bloom_to_parquet(bloom_add_all(bloom_empty(5, 0.1, 'parquet'), ARRAY['café', 'ñandú', 'Ø']::text[])), 'hex') AS pq_latin1_text \gset
+\c :regress_db
+DROP DATABASE bloom_parquet_latin1;
+SELECT k, bloom_contains(bloom_from_parquet(decode(:'pq_latin1_text', 'hex'), 'BYTE_ARRAY'), k) AS probe_in_utf8
+FROM unnest(ARRAY['café', 'ñandú', 'Ø']::text[]) k ORDER BY k;

@@ -179,3 +179,29 @@ SELECT bloom_to_spark(bloom_agg(g::bigint, 1000, 0.01, 'spark'))
          = bloom_to_spark(bloom_add_all(bloom_empty(1000, 0.01, 'spark'), array_agg(g::bigint))) AS agg_is_add_all,
        bool_and(g <@ (SELECT bloom_agg(h, 1000, 0.01, 'spark') FROM generate_series(1, 1000) h)) AS every_key
 FROM generate_series(1, 1000) g;
+
+-- the same for more strings and every string type: text, varchar, name
+-- (putString hashes UTF-8 bytes); both ways between LATIN1 and UTF8
+SELECT encode(bloom_to_spark(bloom_add_all(bloom_empty(5, 0.1, 'spark'), ARRAY['café', 'ñandú', 'Ø']::text[])), 'hex') AS sp_utf8_text,
+       encode(bloom_to_spark(bloom_add_all(bloom_empty(5, 0.1, 'spark'), ARRAY['café', 'ñandú', 'Ø']::varchar[])), 'hex') AS sp_utf8_varchar,
+       encode(bloom_to_spark(bloom_add_all(bloom_empty(5, 0.1, 'spark'), ARRAY['café', 'ñandú', 'Ø']::name[])), 'hex') AS sp_utf8_name \gset
+SELECT :'sp_utf8_text' = :'sp_utf8_varchar' AND :'sp_utf8_text' = :'sp_utf8_name' AS same_bytes_all_types;
+SELECT current_database() AS regress_db \gset
+CREATE DATABASE bloom_spark_latin1b ENCODING 'LATIN1' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0;
+\c bloom_spark_latin1b
+SET client_min_messages = warning;
+SET client_encoding = 'UTF8';
+CREATE EXTENSION bloomfilter;
+SELECT octet_length('ñandú') AS latin1_octets,
+       encode(bloom_to_spark(bloom_add_all(bloom_empty(5, 0.1, 'spark'), ARRAY['café', 'ñandú', 'Ø']::text[])), 'hex') = :'sp_utf8_text' AS text_same_as_utf8,
+       encode(bloom_to_spark(bloom_add_all(bloom_empty(5, 0.1, 'spark'), ARRAY['café', 'ñandú', 'Ø']::varchar[])), 'hex') = :'sp_utf8_text' AS varchar_same_as_utf8,
+       encode(bloom_to_spark(bloom_add_all(bloom_empty(5, 0.1, 'spark'), ARRAY['café', 'ñandú', 'Ø']::name[])), 'hex') = :'sp_utf8_text' AS name_same_as_utf8;
+SELECT k, bloom_contains(f, k::text) AS text_probe, bloom_contains(f, k::varchar) AS varchar_probe,
+       bloom_contains(f, k::name) AS name_probe
+FROM (SELECT bloom_from_spark(decode(:'sp_utf8_text', 'hex')) AS f) s,
+     unnest(ARRAY['café', 'ñandú', 'Ø']) k ORDER BY k;
+SELECT encode(bloom_to_spark(bloom_add_all(bloom_empty(5, 0.1, 'spark'), ARRAY['café', 'ñandú', 'Ø']::text[])), 'hex') AS sp_latin1_text \gset
+\c :regress_db
+DROP DATABASE bloom_spark_latin1b;
+SELECT k, bloom_contains(bloom_from_spark(decode(:'sp_latin1_text', 'hex')), k) AS probe_in_utf8
+FROM unnest(ARRAY['café', 'ñandú', 'Ø']::text[]) k ORDER BY k;
