@@ -1,4 +1,5 @@
 """The client's own behaviour (no server): families, errors, forms."""
+import base64
 import datetime
 import re
 import decimal
@@ -218,3 +219,25 @@ def test_spark_layout_refused():
     with pytest.raises(InvalidFilterError) as e:
         BloomFilter.from_bytes(SPARK_FILTER)
     assert re.search(r"format version|layout", str(e.value))
+
+
+# A filter of layout parquet (Parquet's split-block Bloom filter, format
+# version 2), as the server's f::bytea gives it:
+#   SELECT bloom_add_all(bloom_empty(5, 0.1, 'parquet'), ARRAY[101, 102, 103, 104, 105])::bytea;
+# Its header is a valid format-2 header and its bitset one 256-bit block:
+# read as blocked, it would answer for keys placed another way.
+PARQUET_FILTER = bytes.fromhex(
+    "424c4d4602000308000000000000000000010000000000000500000000000000010001"
+    "000000000000000000e0934cc9c65ed7e60010428020088060003190001020840200100690"
+    "810800408000291080000096")
+
+
+def test_parquet_layout_refused():
+    for load in (BloomFilter.from_bytes,
+                 lambda b: BloomFilter.from_text(base64.b64encode(b).decode("ascii"))):
+        with pytest.raises(InvalidFilterError) as e:
+            load(PARQUET_FILTER)
+        assert "parquet layout is not supported" in str(e.value)
+    # the spark value says spark, not parquet
+    with pytest.raises(InvalidFilterError, match="spark layout is not supported"):
+        BloomFilter.from_bytes(SPARK_FILTER)

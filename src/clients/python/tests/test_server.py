@@ -324,6 +324,29 @@ def test_adapter_round_trip(conn):
         == one(conn, "SELECT bloom_add(bloom_empty(10), 1)")[0]
 
 
+@pytest.mark.parametrize("layout", ["parquet", "spark"])
+def test_other_engines_layouts_refused(conn, layout):
+    """A parquet or spark filter fetched from the server (format version 2,
+    keys placed as that engine places them) is refused by name, through the
+    adapter's binary and text loaders and from its bytes and text: never
+    read as a blocked or classic filter that would answer false for its
+    keys."""
+    sql = ("SELECT bloom_add_all(bloom_empty(1000, 0.01, %s), ARRAY[1, 2, 3])")
+    for binary in (True, False):
+        cur = conn.cursor(binary=binary)
+        with pytest.raises(InvalidFilterError, match="the %s layout is not supported" % layout):
+            cur.execute(sql, (layout,)).fetchone()
+    raw, text = one(conn, "SELECT f::bytea, f::text FROM (" + sql + ") s(f)", (layout,))
+    assert raw[4] == 2 and raw[6] == (3 if layout == "parquet" else 4)
+    with pytest.raises(InvalidFilterError, match="the %s layout is not supported" % layout):
+        BloomFilter.from_bytes(raw)
+    with pytest.raises(InvalidFilterError, match="the %s layout is not supported" % layout):
+        BloomFilter.from_text(text)
+    # the connection is still usable, and blocked filters still load
+    g = one(conn, "SELECT bloom_add_all(bloom_empty(1000, 0.01, 'blocked'), ARRAY[1, 2, 3])")[0]
+    assert isinstance(g, BloomFilter) and all(x in g for x in (1, 2, 3))
+
+
 def test_int_and_float_families(conn):
     """int2, int4 and int8 are one family; float4 keys are float8 keys."""
     f = BloomFilter.empty(100).add_all([1, 2, 40000])
