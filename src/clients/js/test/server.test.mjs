@@ -372,6 +372,27 @@ describe('against the server', { skip: serverSkip() }, () => {
     assert.ok([10, 20, 30].every((k) => hits[0].a.includes(k)));
   });
 
+  test('parquet and spark filters from the server are refused by the type parser, not read as blocked', async () => {
+    for (const layout of ['parquet', 'spark']) {
+      const refused = (e) => e instanceof BloomFilterError && e.code === 'layout' &&
+        new RegExp(`the ${layout} layout is not supported`).test(e.message);
+      const sql = 'SELECT bloom_add_all(bloom_empty(1000, 0.01, $1), ARRAY[1, 2, 3]) AS f';
+      // text results (base64) and binary results, through registerBloomFilter's parsers
+      await assert.rejects(client.query(sql, [layout]), refused);
+      await assert.rejects(client.query({ text: sql, values: [layout], binary: true }), refused);
+      // the bytes and the text, parsed by hand
+      const rows = await q(`SELECT f::bytea AS b, f::text AS t FROM (${sql}) s`, [layout]);
+      const b = new Uint8Array(rows[0].b);
+      assert.equal(b[4], 2);
+      assert.equal(b[6], layout === 'parquet' ? 3 : 4);
+      assert.throws(() => BloomFilter.fromBytes(b), refused);
+      assert.throws(() => BloomFilter.fromText(rows[0].t), refused);
+    }
+    // the connection goes on, and blocked filters still parse
+    const ok = await q("SELECT bloom_add_all(bloom_empty(1000, 0.01, 'blocked'), ARRAY[1, 2, 3]) AS f");
+    assert.ok(ok[0].f instanceof BloomFilter && [1, 2, 3].every((k) => ok[0].f.contains(k)));
+  });
+
   test('info() equals bloom_info(), and the estimates bloom_cardinality and bloom_fpr', async () => {
     const r = rng(SEED + 4);
     for (const layout of ['blocked', 'classic']) {

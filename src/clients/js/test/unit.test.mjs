@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { BloomFilter, BloomFilterError, BloomKey, _internals } from '../index.js';
 import { SEED, halfwayFloat4Texts, rng } from './helpers.mjs';
 import { exactFloat4, parseFloat4 } from '../keys.js';
+import { parseBloomFilter, setBloomFilterTypeParsers } from '../pg.js';
 
 const hex = (b) => Buffer.from(b).toString('hex');
 
@@ -463,4 +464,29 @@ test('a filter of layout spark is refused, not probed', () => {
   const bytes = Uint8Array.from(hex.match(/../g).map((h) => parseInt(h, 16)));
   assert.throws(() => BloomFilter.fromBytes(bytes), (e) => e instanceof BloomFilterError &&
     /format version|layout/.test(e.message));
+});
+
+// A filter of layout parquet (Parquet's split-block Bloom filter, format
+// version 2), as the server's f::bytea gives it:
+//   SELECT bloom_add_all(bloom_empty(5, 0.1, 'parquet'), ARRAY[101, 102, 103, 104, 105])::bytea;
+// A valid format-2 header and a bitset of one 256-bit block: read as
+// blocked, it would answer for keys placed another way.
+test('a filter of layout parquet is refused by name, from its bytes and its text', () => {
+  const hex = '424c4d4602000308000000000000000000010000000000000500000000000000010001' +
+    '000000000000000000e0934cc9c65ed7e60010428020088060003190001020840200100690' +
+    '810800408000291080000096';
+  const bytes = Uint8Array.from(hex.match(/../g).map((h) => parseInt(h, 16)));
+  const refused = (e) => e instanceof BloomFilterError && e.code === 'layout' &&
+    /the parquet layout is not supported/.test(e.message);
+  assert.throws(() => BloomFilter.fromBytes(bytes), refused);
+  assert.throws(() => BloomFilter.fromText(Buffer.from(bytes).toString('base64')), refused);
+  // a Buffer, as node-postgres's binary parser hands it over
+  assert.throws(() => BloomFilter.fromBytes(Buffer.from(bytes)), refused);
+  // pg.js: parseBloomFilter and the parsers it installs, text and binary
+  assert.throws(() => parseBloomFilter(Buffer.from(bytes)), refused);
+  assert.throws(() => parseBloomFilter(Buffer.from(bytes).toString('base64')), refused);
+  const parsers = {};
+  setBloomFilterTypeParsers({ setTypeParser: (oid, fmt, fn) => { parsers[fmt] = fn; } }, 12345);
+  assert.throws(() => parsers.text(Buffer.from(bytes).toString('base64')), refused);
+  assert.throws(() => parsers.binary(Buffer.from(bytes)), refused);
 });
