@@ -178,6 +178,19 @@ SELECT k, bloom_contains(f, k::text) AS text_probe, bloom_contains(f, k::varchar
        bloom_contains(f, k::name) AS name_probe, bloom_contains(bloom_add(bloom_empty(5, 0.1, 'parquet'), k::text), k::name) AS local_probe
 FROM (SELECT bloom_from_parquet(decode(:'pq_utf8_text', 'hex'), 'BYTE_ARRAY') AS f) s,
      unnest(ARRAY['café', 'ñandú', 'Ø']) k ORDER BY k;
+-- and through a bloomslice index: filters made here, and row 0 the filter
+-- made in the UTF8 database
+CREATE TABLE latin1_lake AS
+SELECT i, bloom_add_all(bloom_empty(100, 0.01, 'parquet'), ARRAY['café' || i, 'ñandú' || i, 'Ø' || i]) AS f
+FROM generate_series(1, 50) i;
+INSERT INTO latin1_lake VALUES (0, bloom_from_parquet(decode(:'pq_utf8_text', 'hex'), 'BYTE_ARRAY'));
+CREATE INDEX ON latin1_lake USING bloomslice (f);
+SET enable_seqscan = off;
+SELECT i FROM latin1_lake WHERE f @> 'ñandú7'::text;
+SELECT i FROM latin1_lake WHERE f @> 'Ø42'::varchar;
+SELECT i FROM latin1_lake WHERE f @> 'ñandú'::text;
+SELECT i FROM latin1_lake WHERE f @> 'Ø'::name;
+RESET enable_seqscan;
 -- and a filter made here, shipped as Parquet bytes, probes true in UTF8
 SELECT encode(bloom_to_parquet(bloom_add_all(bloom_empty(5, 0.1, 'parquet'), ARRAY['café', 'ñandú', 'Ø']::text[])), 'hex') AS pq_latin1_text \gset
 \c :regress_db
