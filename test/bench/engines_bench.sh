@@ -45,8 +45,8 @@ for l in $LAYOUTS; do
 		*) echo "engines_bench: layout $l: spark, parquet or classic" >&2; exit 2 ;;
 	esac
 done
-layouts_csv=$(echo blocked $LAYOUTS | tr ' ' ',')
-keys_csv=$(echo $KEYS | tr ' ' ',')
+layouts_csv=$(echo "blocked $LAYOUTS" | tr -s ' ' ',')
+keys_csv=$(echo "$KEYS" | tr -s ' ' ',')
 
 psql -X -q -d postgres -c "CREATE DATABASE $db TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'" >/dev/null
 trap 'psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" >/dev/null' EXIT
