@@ -264,4 +264,24 @@ extern void bloom_autojoin_guard_install(void);
 /* Is such a query started and not ended (no lookup then)? */
 extern bool bloom_autojoin_async_running(void);
 
+/* ---- autojoin/bf_autojoin_plan.c: the settings (src/bf_module.c defines them) ---- */
+
+/*
+ * bloomfilter.join_pushdown turns automatic Bloom-joins on; a filter goes
+ * only to foreign scans that return at least join_pushdown_min_rows rows
+ * and is expected to keep at most join_pushdown_max_fraction of them, at
+ * the rate bloomfilter.default_fpr.
+ */
+extern double bloomfilter_default_fpr;
+extern bool bloomfilter_join_pushdown;
+extern double bloomfilter_join_pushdown_min_rows;
+extern double bloomfilter_join_pushdown_max_fraction;
+
+/* ---- autojoin/bf_autojoin_hook.c ---- */
+
+/* Installs the planner hook of automatic Bloom-joins. */
+extern void bloom_autojoin_install(void);
+/* Was it installed (the library loaded at start)? */
+extern bool bloom_autojoin_installed(void);
+
 #endif							/* BF_AUTOJOIN_H */

@@ -14,6 +14,7 @@
  * InitPlan), shipping it and probing it remotely.
  */
 #include "autojoin/bf_autojoin.h"
+#include "agg/bf_agg.h"
 
 #include "catalog/pg_aggregate_d.h"
 #include "catalog/pg_class_d.h"
@@ -45,6 +46,24 @@
 #include "catalog/pg_class.h"
 #include "miscadmin.h"
 #include "utils/varlena.h"
+
+/*
+ * bloomfilter.default_fpr: the rate of the filters automatic Bloom-joins
+ * build, bloom_agg(key, rate).  A planner setting: it changes plans, never
+ * what a function returns (bloom_agg(x) sizes for 1% whatever it says, so
+ * that a pushed-down bloom_agg(x) equals the local one).
+ */
+double		bloomfilter_default_fpr = 0.01;
+
+/*
+ * Automatic Bloom-joins (autojoin/bf_autojoin_hook.c): bloomfilter.join_pushdown
+ * turns them on; a filter goes only to foreign scans that return at least
+ * join_pushdown_min_rows rows and is expected to keep at most
+ * join_pushdown_max_fraction of them.  src/bf_module.c defines the settings.
+ */
+bool		bloomfilter_join_pushdown = true;
+double		bloomfilter_join_pushdown_min_rows = 10000;
+double		bloomfilter_join_pushdown_max_fraction = 0.5;
 
 /* postgres_fdw's default fdw_tuple_cost, when the server does not set one */
 #define PGFDW_DEFAULT_FDW_TUPLE_COST 0.01

@@ -7,7 +7,7 @@
  * leave fills in the checksum, so a filter altered in transit is refused
  * on the other side.
  */
-#include "bloomfilter.h"
+#include "type/bf_type.h"
 #include "type/bf_type_report.h"
 
 #include "libpq/pqformat.h"

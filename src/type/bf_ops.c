@@ -4,6 +4,7 @@
  *		sizing-math functions.
  */
 #include "key/bf_key.h"
+#include "type/bf_type.h"
 #include "type/bf_engines_spark.h"
 #include "engines/bf_engines.h"
 #include "type/bf_type_detoast.h"

@@ -19,6 +19,7 @@
  */
 #include "key/bf_key.h"
 #include "type/bf_type_detoast.h"
+#include "agg/bf_agg.h"
 #include "agg/bf_agg_type.h"
 
 #include <math.h>
