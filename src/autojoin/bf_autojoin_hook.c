@@ -156,33 +156,8 @@ key_type_is_safe(Oid typid, Oid collation)
 {
 	if (key_type_refused(typid) != NULL)
 		return false;
-	switch (typid)
-	{
-		case INT2OID:
-		case INT4OID:
-		case INT8OID:
-		case FLOAT4OID:
-		case FLOAT8OID:
-		case NUMERICOID:
-		case BYTEAOID:
-		case UUIDOID:
-		case BOOLOID:
-		case DATEOID:
-		case TIMESTAMPOID:
-		case TIMESTAMPTZOID:
-		case INTERVALOID:
-			return true;
-		case TEXTOID:
-		case VARCHAROID:
-		case BPCHAROID:
-		case NAMEOID:
-			/* a nondeterministic collation is refused by the key bytes */
-			return !OidIsValid(collation) || collation == DEFAULT_COLLATION_OID ||
-				collation == C_COLLATION_OID || collation == POSIX_COLLATION_OID ||
-				get_collation_isdeterministic(collation);
-		default:
-			return get_typtype(typid) == TYPTYPE_ENUM;
-	}
+	/* text's and an enum's encoding were judged by key_type_refused */
+	return bloom_key_type_safety(typid, collation) != BKS_MAY_FAIL;
 }
 
 /* The default btree operator family of a type, or InvalidOid. */

@@ -95,6 +95,27 @@ extern void bloom_adopt_family(bf_view *v, const BloomKeyType *kt);
 /* "integer", "text", ... or "other (typename)" for messages */
 extern char *bloom_family_display(uint16 family, uint32 type_tag);
 
+/* ---- key/bf_keytypes.c ---- */
+
+/*
+ * Can a value of type typid (a base type) under collation be hashed with
+ * no ERROR?  What that rests on, beside the type: the scalar types never
+ * fail; text (text, varchar, bpchar, name) under a deterministic collation
+ * fails only where the database's text does not convert to UTF-8, the key
+ * bytes of text; an enum's label is text too.  The callers (automatic
+ * Bloom-joins, which must not fail where the plain join would not) judge
+ * the encoding for the last two.
+ */
+typedef enum BloomKeySafety
+{
+	BKS_MAY_FAIL,				/* any other type, or a nondeterministic collation */
+	BKS_SCALAR,					/* never fails */
+	BKS_TEXT,					/* fails only if the text does not convert */
+	BKS_ENUM					/* its label: as text */
+} BloomKeySafety;
+
+extern BloomKeySafety bloom_key_type_safety(Oid typid, Oid collation);
+
 /* Hash with an integer fast path: the hot path of probes. */
 static inline uint64
 bloom_hash_fast(const BloomKeyType *kt, Datum value, uint64 seed)
