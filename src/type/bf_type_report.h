@@ -40,9 +40,8 @@ bloom_check_stored_version(const char *typname, const uint8 *buf, size_t len,
 {
 	unsigned	v;
 
-	if (len < 6)
+	if (!bf_format_version(buf, len, &v))
 		return;
-	v = buf[4] | (unsigned) buf[5] << 8;
 	if (likely(v >= (unsigned) lo && v <= (unsigned) hi))
 		return;
 	bloom_report_stored_version(typname, v, lo, hi);
