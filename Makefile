@@ -26,8 +26,8 @@ CORE_SRCS = src/core/bf_spark.c src/core/bf_format.c src/core/bf_combine.c src/c
 	src/core/bf_counting.c src/core/bf_window.c src/core/bf_scalable.c \
 	src/core/bf_batch.c src/core/bf_simd.c src/core/bf_aggstate.c src/core/bf_slice.c \
 	src/core/bf_problem.c src/core/bf_parquet.c
-GLUE_SRCS = src/bf_module.c src/type/bf_io.c src/type/bf_type_report.c src/key/bf_encode.c src/key/bf_keytypes.c \
-	src/key/bf_keybytes.c src/type/bf_type_detoast.c src/type/bf_ops.c src/agg/bf_agg_entry.c src/agg/bf_agg_state.c src/agg/bf_agg_encode.c src/agg/bf_agg_type.c \
+GLUE_SRCS = src/bf_module.c src/bf_datum.c src/type/bf_io.c src/bf_report.c src/key/bf_encode.c src/key/bf_keytypes.c \
+	src/key/bf_keybytes.c src/type/bf_type_detoast.c src/type/bf_ops.c src/type/bf_type_combine.c src/type/bf_type_args.c src/type/bf_type_keys.c src/agg/bf_agg_entry.c src/agg/bf_agg_state.c src/agg/bf_agg_encode.c src/agg/bf_agg_type.c \
 	src/index/bf_index.c src/index/gist/bf_gist.c src/index/gist/bf_gist_keys.c src/index/gist/bf_gist_cost.c src/type/bf_planner.c src/index/bf_index_planner.c src/variants/bf_countingbloom.c src/variants/bf_bloomwindow.c \
 	src/variants/bf_scalablebloom.c src/variants/bf_scalablebloom_union.c \
 	src/type/bf_array.c src/type/bf_cmp.c src/autojoin/bf_autojoin_hook.c src/autojoin/bf_autojoin_plan.c src/autojoin/bf_autojoin_quals.c src/autojoin/bf_autojoin_size.c src/autojoin/bf_autojoin_guard.c src/autojoin/bf_autojoin_remote.c src/autojoin/bf_autojoin_probe.c src/autojoin/bf_autojoin_answer.c \

@@ -1,7 +1,7 @@
 /*
  * bloomfilter.h
  *		What every folder of the glue shares: PostgreSQL's and the core's
- *		headers, and reading a bloomfilter datum (type/bf_io.c).
+ *		headers, and reading a bloomfilter datum (bf_datum.c).
  *
  * The glue is split by concern into the folders of src/ that src/README.md
  * lists; each folder's header declares what it offers the folders above it
@@ -27,7 +27,7 @@
 
 #include "core/bf_core.h"
 
-/* ---- type/bf_io.c ---- */
+/* ---- bf_datum.c ---- */
 
 /* palloc a datum able to hold a filter of nbits bits; bf_init fills it. */
 extern struct varlena *bloomfilter_alloc(uint64 nbits);

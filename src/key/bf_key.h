@@ -84,13 +84,11 @@ extern void bloom_key_type_for_elements(BloomKeyType *kt, FunctionCallInfo fcinf
 extern uint64 bloom_hash_value(const BloomKeyType *kt, Datum value, uint64 seed);
 
 /*
- * Checks that keys of type kt may be probed in v: ERROR naming both
- * families if not.  Returns false if the filter holds no key yet.
+ * ERROR: filter v holds keys of another family than kt's (adding: kt's
+ * key was being added), with a hint at what to do.
  */
-extern bool bloom_check_family(const bf_view *v, const BloomKeyType *kt);
-
-/* Same check for adding; an empty filter adopts kt's family. */
-extern void bloom_adopt_family(bf_view *v, const BloomKeyType *kt);
+pg_noreturn extern void bloom_family_mismatch(const bf_view *v, const BloomKeyType *kt,
+											  bool adding);
 
 /* "integer", "text", ... or "other (typename)" for messages */
 extern char *bloom_family_display(uint16 family, uint32 type_tag);
@@ -131,38 +129,11 @@ bloom_hash_fast(const BloomKeyType *kt, Datum value, uint64 seed)
 	}
 }
 
-/* ---- type/bf_engines_spark.c ---- */
-extern uint64 bloom_spark_hash(const BloomKeyType *kt, Datum value, uint64 seed);
-
-/*
- * The hash of a key for filter v: as its layout hashes keys (Spark's own
- * hashing for layout spark).
- */
-static inline uint64
-bloom_hash_for(const BloomKeyType *kt, Datum value, const bf_view *v)
-{
-	if (v->layout == BF_LAYOUT_SPARK)
-		return bloom_spark_hash(kt, value, v->seed);
-	return bloom_hash_fast(kt, value, v->seed);
-}
-
 /* Add counts of a filter's adds, stopping at the largest count. */
 static inline uint64
 bloom_add_saturating(uint64 a, uint64 b)
 {
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
-
-/* ---- type/bf_ops.c: the probe cache, for probes of many keys ---- */
-
-/*
- * The filter argument filterarg, read through the call site's cache as
- * bloom_contains reads it (detoasted once, family checked once), and in *kt
- * the key type of the elements of the array argument keyarg.  NULL when
- * the filter holds no key yet.
- */
-extern const bf_view *bloom_probe_elements(FunctionCallInfo fcinfo, int filterarg,
-										   int keyarg, const BloomKeyType **kt);
-
 
 #endif							/* BF_KEY_H */

@@ -2,17 +2,17 @@
  * type/bf_type.h
  *		What the glue of the bloomfilter type offers the folders above it
  *		(agg/, variants/, and the files of type/ itself): the I/O every
- *		type of this extension shares (type/bf_io.c), and the argument
- *		checks, layout names, sizing and combining rules of
- *		type/bf_ops.c.
+ *		type of this extension shares (type/bf_io.c), the argument checks,
+ *		layout names and sizing (type/bf_type_args.c), and the rules of
+ *		combining two filters (type/bf_type_combine.c).
  *
  * Reading a bloomfilter datum (bloomfilter_view, bloomfilter_getarg) is
- * in bloomfilter.h: every folder reads filters.
+ * in bloomfilter.h (src/bf_datum.c): every folder reads filters.
  */
 #ifndef BF_TYPE_H
 #define BF_TYPE_H
 
-#include "bloomfilter.h"
+#include "key/bf_key.h"
 
 /* ---- type/bf_io.c ---- */
 
@@ -87,11 +87,11 @@ prefix##_from_bytea(PG_FUNCTION_ARGS) \
 
 /* ---- type/bf_ops.c ---- */
 
-/*
- * f @>> g, the exact superset test with folding and its errors (the
- * indexes call it for their exact leaf tests).
- */
-extern PGDLLEXPORT Datum bloomfilter_contains_filter(PG_FUNCTION_ARGS);
+/* A new empty filter of that geometry (checked by the caller). */
+extern struct varlena *bloom_make_empty(int layout, int hashes, uint64 seed,
+										uint64 nbits);
+
+/* ---- type/bf_type_args.c ---- */
 
 /* ERRORs for arguments out of range, shared by constructors and aggregates */
 extern void bloom_check_capacity(int64 capacity);
@@ -111,6 +111,14 @@ extern void bloom_check_engine_seed(int layout, int64 seed);
 extern void bloom_size_for(int layout, int64 capacity, double fpr,
 						   uint64 *nbits, int *hashes);
 
+/* ---- type/bf_type_combine.c ---- */
+
+/*
+ * f @>> g, the exact superset test with folding and its errors (the
+ * indexes call it for their exact leaf tests).
+ */
+extern PGDLLEXPORT Datum bloomfilter_contains_filter(PG_FUNCTION_ARGS);
+
 /* ERROR saying why filters a and b cannot be combined (what: "union" ...). */
 pg_noreturn extern void bloom_report_incompatible(bf_compat c, const char *what,
 												  const bf_view *a, const bf_view *b);
@@ -121,5 +129,42 @@ pg_noreturn extern void bloom_report_incompatible(bf_compat c, const char *what,
  */
 extern void bloom_warn_union_rate(const bf_view *r, uint64 larger_bits,
 								  double input_fpr);
+
+/* ---- type/bf_type_keys.c ---- */
+
+/*
+ * Checks that keys of type kt may be probed in v: ERROR naming both
+ * families if not.  Returns false if the filter holds no key yet.
+ */
+extern bool bloom_check_family(const bf_view *v, const BloomKeyType *kt);
+
+/* Same check for adding; an empty filter adopts kt's family. */
+extern void bloom_adopt_family(bf_view *v, const BloomKeyType *kt);
+
+/* ---- type/bf_engines_spark.c ---- */
+extern uint64 bloom_spark_hash(const BloomKeyType *kt, Datum value, uint64 seed);
+
+/*
+ * The hash of a key for filter v: as its layout hashes keys (Spark's own
+ * hashing for layout spark).
+ */
+static inline uint64
+bloom_hash_for(const BloomKeyType *kt, Datum value, const bf_view *v)
+{
+	if (v->layout == BF_LAYOUT_SPARK)
+		return bloom_spark_hash(kt, value, v->seed);
+	return bloom_hash_fast(kt, value, v->seed);
+}
+
+/* ---- type/bf_ops.c: the probe cache, for probes of many keys ---- */
+
+/*
+ * The filter argument filterarg, read through the call site's cache as
+ * bloom_contains reads it (detoasted once, family checked once), and in *kt
+ * the key type of the elements of the array argument keyarg.  NULL when
+ * the filter holds no key yet.
+ */
+extern const bf_view *bloom_probe_elements(FunctionCallInfo fcinfo, int filterarg,
+										   int keyarg, const BloomKeyType **kt);
 
 #endif							/* BF_TYPE_H */
