@@ -94,7 +94,7 @@ show_join_pushdown(void)
  * the user's value is gone.  One more WARNING says so, naming the setting,
  * the value refused and the value in force.
  */
-static const char *const bf_setting_names[] = {
+static const char *const bloom_setting_names[] = {
 	"bloomfilter.default_fpr",
 	"bloomfilter.agg_max_capacity",
 	"bloomfilter.simd",
@@ -102,7 +102,7 @@ static const char *const bf_setting_names[] = {
 	"bloomfilter.join_pushdown_min_rows",
 	"bloomfilter.join_pushdown_max_fraction",
 };
-#define BF_NSETTINGS lengthof(bf_setting_names)
+#define BLOOM_NSETTINGS lengthof(bloom_setting_names)
 
 /* The placeholders' values, before the settings are defined. */
 static void
@@ -110,9 +110,9 @@ placeholders_before(char **before)
 {
 	int			i;
 
-	for (i = 0; i < (int) BF_NSETTINGS; i++)
+	for (i = 0; i < (int) BLOOM_NSETTINGS; i++)
 	{
-		const char *v = GetConfigOption(bf_setting_names[i], true, false);
+		const char *v = GetConfigOption(bloom_setting_names[i], true, false);
 
 		before[i] = v ? MemoryContextStrdup(TopMemoryContext, v) : NULL;
 	}
@@ -124,19 +124,19 @@ placeholders_check(char **before)
 {
 	int			i;
 
-	for (i = 0; i < (int) BF_NSETTINGS; i++)
+	for (i = 0; i < (int) BLOOM_NSETTINGS; i++)
 	{
 		if (before[i] == NULL)
 			continue;
 		/* the check SET makes, changing nothing, saying nothing: 0 if refused */
-		if (set_config_option(bf_setting_names[i], before[i], PGC_USERSET,
+		if (set_config_option(bloom_setting_names[i], before[i], PGC_USERSET,
 							  PGC_S_SESSION, GUC_ACTION_SET, false, DEBUG5,
 							  false) == 0)
 			ereport(WARNING,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("%s = '%s', given before bloomfilter was loaded, is refused: the setting is %s",
-							bf_setting_names[i], before[i],
-							GetConfigOption(bf_setting_names[i], false, false)),
+							bloom_setting_names[i], before[i],
+							GetConfigOption(bloom_setting_names[i], false, false)),
 					 errhint("Set it again now that the library is loaded (pg_settings gives its range), or load the library before setting it: LOAD 'bloomfilter', or preload it.")));
 		pfree(before[i]);
 	}
@@ -147,7 +147,7 @@ void		_PG_init(void);
 void
 _PG_init(void)
 {
-	char	   *before[BF_NSETTINGS];
+	char	   *before[BLOOM_NSETTINGS];
 
 	placeholders_before(before);
 	DefineCustomRealVariable("bloomfilter.default_fpr",
