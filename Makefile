@@ -26,11 +26,11 @@ CORE_SRCS = src/core/bf_spark.c src/core/bf_format.c src/core/bf_combine.c src/c
 	src/core/bf_counting.c src/core/bf_window.c src/core/bf_scalable.c \
 	src/core/bf_batch.c src/core/bf_simd.c src/core/bf_aggstate.c src/core/bf_slice.c \
 	src/core/bf_problem.c src/core/bf_parquet.c
-GLUE_SRCS = src/type/bf_guc.c src/type/bf_io.c src/type/bf_type_report.c src/key/bf_encode.c src/key/bf_keytypes.c \
-	src/key/bf_keybytes.c src/type/bf_type_detoast.c src/type/bf_ops.c src/agg/bf_agg_entry.c src/agg/bf_agg_state.c src/agg/bf_agg_encode.c src/agg/bf_agg_type.c \
-	src/index/bf_index.c src/index/gist/bf_gist.c src/index/gist/bf_gist_keys.c src/index/gist/bf_gist_cost.c src/type/bf_planner.c src/variants/bf_countingbloom.c src/variants/bf_bloomwindow.c \
+GLUE_SRCS = src/bf_module.c src/bf_datum.c src/type/bf_io.c src/bf_report.c src/key/bf_encode.c src/key/bf_keytypes.c \
+	src/key/bf_keybytes.c src/type/bf_type_detoast.c src/type/bf_ops.c src/type/bf_type_combine.c src/type/bf_type_args.c src/type/bf_type_keys.c src/agg/bf_agg_entry.c src/agg/bf_agg_state.c src/agg/bf_agg_encode.c src/agg/bf_agg_type.c \
+	src/index/bf_index.c src/index/gist/bf_gist.c src/index/gist/bf_gist_keys.c src/index/gist/bf_gist_cost.c src/type/bf_planner.c src/index/bf_index_planner.c src/variants/bf_countingbloom.c src/variants/bf_bloomwindow.c \
 	src/variants/bf_scalablebloom.c src/variants/bf_scalablebloom_union.c \
-	src/type/bf_array.c src/type/bf_cmp.c src/autojoin/bf_autojoin_hook.c src/autojoin/bf_autojoin_plan.c src/autojoin/bf_autojoin_quals.c src/autojoin/bf_autojoin_size.c src/autojoin/bf_autojoin_guard.c src/autojoin/bf_autojoin_remote.c src/autojoin/bf_autojoin_probe.c src/autojoin/bf_autojoin_answer.c \
+	src/type/bf_array.c src/type/bf_cmp.c src/autojoin/bf_autojoin_hook.c src/autojoin/bf_autojoin_keys.c src/autojoin/bf_autojoin_plan.c src/autojoin/bf_autojoin_scans.c src/autojoin/bf_autojoin_quals.c src/autojoin/bf_autojoin_size.c src/autojoin/bf_autojoin_guard.c src/autojoin/bf_autojoin_remote.c src/autojoin/bf_autojoin_probe.c src/autojoin/bf_autojoin_answer.c \
 	src/index/slice/bf_slice_page.c src/index/slice/bf_slice_write.c src/index/slice/bf_slice_build.c src/index/slice/bf_slice_scan.c src/index/slice/bf_slice_sink.c \
 	src/index/slice/bf_slice_vacuum.c src/index/slice/bf_slice_am.c src/type/bf_type_edges.c \
 	src/engines/bf_engines_parquet.c src/agg/bf_agg_layout.c src/type/bf_engines_spark.c
@@ -97,7 +97,11 @@ test/core/test_core_noavx2: $(TEST_CORE_SRCS) test/core/test_core.h $(CORE_SRCS)
 
 # the rules of src/README.md: the core has no PostgreSQL header, no file
 # but src/bf_compat.h tests PG_VERSION_NUM, and every header's include
-# guard is its file name in capitals (bf_agg_type.h: BF_AGG_TYPE_H)
+# guard is its file name in capitals (bf_agg_type.h: BF_AGG_TYPE_H); and
+# what its guides ask to touch: every .c of src/ is built (CORE_SRCS or
+# GLUE_SRCS), every fast-path key kind (BK_* of key/bf_key.h) is chosen by
+# bloom_key_type_init and hashed by bloom_hash_value, every layout code is
+# in FORMAT.md's layout field
 .PHONY: check-rules
 check-rules:
 	@! grep -rnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"](postgres|postgres_ext|fmgr|funcapi|miscadmin|pgstat|c)\.h|^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"](access|catalog|commands|executor|lib|libpq|mb|nodes|optimizer|parser|storage|tcop|utils|varatt)/' src/core || { echo "check-rules: src/core includes a PostgreSQL header (above)"; exit 1; }
@@ -106,7 +110,18 @@ check-rules:
 		g=$$(basename $$h | tr 'a-z.' 'A-Z_'); \
 		grep -q "^#ifndef $$g$$" $$h && grep -q "^#define $$g$$" $$h || { echo "check-rules: $$h: include guard is not $$g"; exit 1; }; \
 	done
-	@echo "check-rules: the core has no PostgreSQL header; version tests only in src/bf_compat.h; include guards named after their files"
+	@for f in $$(find src -name '*.c' -not -path 'src/clients/*' | sort); do \
+		case " $(CORE_SRCS) $(GLUE_SRCS) " in *" $$f "*) ;; *) echo "check-rules: $$f is in neither CORE_SRCS nor GLUE_SRCS"; exit 1;; esac; \
+	done
+	@for k in $$(sed -n '/^typedef enum BloomKeyKind/,/} BloomKeyKind;/s/^[[:space:]]*\(BK_[A-Z0-9_]*\).*/\1/p' src/key/bf_key.h); do \
+		[ $$k = BK_ENCODED ] || grep -q "kind = $$k;" src/key/bf_encode.c || { echo "check-rules: key kind $$k: bloom_key_type_init (src/key/bf_encode.c) never chooses it"; exit 1; }; \
+		grep -q "case $$k:" src/key/bf_encode.c || { echo "check-rules: key kind $$k: bloom_hash_value (src/key/bf_encode.c) has no case for it"; exit 1; }; \
+	done
+	@sed -n 's/^#define BF_LAYOUT_\([A-Z]*\)[[:space:]]*\([0-9][0-9]*\).*/\1 \2/p' src/core/bf_defs.h | while read name n; do \
+		l=$$(echo $$name | tr 'A-Z' 'a-z'); \
+		grep -qE "\`$$n\`( =)? $$l" src/core/FORMAT.md || { echo "check-rules: layout $$n ($$l) is not in src/core/FORMAT.md's layout field"; exit 1; }; \
+	done
+	@echo "check-rules: the core has no PostgreSQL header; version tests only in src/bf_compat.h; include guards named after their files; every .c built; every key kind in both switches; every layout in FORMAT.md"
 
 .PHONY: check-core
 check-core: check-rules test/core/test_core test/core/test_core_noavx2

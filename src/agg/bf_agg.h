@@ -10,6 +10,25 @@
 #define BF_AGG_H
 
 #include "key/bf_key.h"
+#include "type/bf_type.h"
+
+/*
+ * The rate bloom_agg(x) and sbloom_agg(x) size for: a constant, never a
+ * setting (an immutable aggregate's bytes must not depend on the server that
+ * computes them; bloom_agg(x, fpr) takes another rate as an argument).
+ */
+#define BLOOM_AGG_FPR		0.01
+
+/* bloomfilter.agg_max_capacity (agg/bf_agg_entry.c; src/bf_module.c defines the setting) */
+extern int	bloomfilter_agg_max_capacity;
+
+/* ---- agg/bf_agg_entry.c ---- */
+
+/* bloom_agg(x)'s transition at a given rate (for sbloom_agg). */
+extern Datum bloom_auto_agg_trans_at(FunctionCallInfo fcinfo, double fpr);
+
+/* The filter an aggregate's (non-NULL) state gives (for sbloom_agg). */
+extern struct varlena *bloom_agg_result(void *state, bool *warned);
 
 /* First capacity of the hash buffer. */
 #define BF_AGG_FIRST_CAP	16

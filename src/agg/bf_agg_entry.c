@@ -54,6 +54,18 @@
 #include "lib/stringinfo.h"
 #include "utils/memutils.h"
 
+/*
+ * bloomfilter.agg_max_capacity: how many distinct keys a self-sizing
+ * bloom_agg(x) filter can hold at the target rate.  It sets the size of the
+ * largest filter the aggregate makes, and so its peak memory per group (the
+ * hash buffer that comes first takes at most half of that).  It is the one
+ * setting that can change what an aggregate returns: only past it, for more
+ * distinct keys than it allows, and then with a WARNING (below).
+ * src/bf_module.c defines the setting.
+ */
+int			bloomfilter_agg_max_capacity = 100000000;
+
+
 PG_FUNCTION_INFO_V1(bloomfilter_agg_trans);
 PG_FUNCTION_INFO_V1(bloomfilter_auto_agg_trans);
 PG_FUNCTION_INFO_V1(bloomfilter_auto_agg_trans_fpr);

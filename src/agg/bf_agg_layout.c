@@ -9,6 +9,7 @@
  * are those of bloom_add_all(bloom_empty(capacity, fpr, layout), keys)
  * whatever the order of the rows or the plan, serial or parallel.
  */
+#include "agg/bf_agg_type.h"
 #include "engines/bf_engines.h"
 #include "type/bf_type_edges.h"
 #include "type/bf_engines_spark.h"

@@ -22,7 +22,7 @@
  */
 #include "agg/bf_agg_type.h"
 
-#include "type/bf_type_report.h"
+#include "bf_report.h"
 
 #include "utils/memutils.h"
 

@@ -17,6 +17,7 @@
 #define BF_AGG_TYPE_H
 
 #include "key/bf_key.h"
+#include "type/bf_type.h"
 
 #include "core/bf_aggstate.h"
 #include "utils/expandeddatum.h"
@@ -133,5 +134,10 @@ extern void *sbloom_union_decode(const uint8 *data, size_t len, bool own);
  * expression (agg/bf_agg_type.c).
  */
 extern BloomKeyType *bfas_key_type(BfasState *e, FunctionCallInfo fcinfo, int argno);
+
+/* ---- agg/bf_agg_type.c ---- */
+
+/* The aggregate's memory context; ERROR if fname is called outside one. */
+extern MemoryContext bloom_agg_context(FunctionCallInfo fcinfo, const char *fname);
 
 #endif							/* BF_AGG_TYPE_H */

@@ -4,13 +4,16 @@
  *		(bloomfilter.join_pushdown):
  *
  *		autojoin/bf_autojoin_hook.c		the join_search_hook (once per query level), the
- *							candidate equalities and their legality:
- *							equivalence classes, LEFT joins, keys that hash
- *							alike, the other side's checks;
- *		autojoin/bf_autojoin_plan.c	the foreign scans a filter goes to and what it is
- *							worth there, the filter's subquery and InitPlan,
- *							the probe clause, and the foreign relation's (and
- *							partitioned parent's) size and paths redone;
+ *							candidate equalities: equivalence classes, LEFT
+ *							joins;
+ *		autojoin/bf_autojoin_keys.c	their legality: keys that hash alike and
+ *							without an ERROR, the other side's checks;
+ *		autojoin/bf_autojoin_plan.c	what a filter is worth, the filter's subquery
+ *							and InitPlan, the probe clause;
+ *		autojoin/bf_autojoin_scans.c	the foreign scans a filter goes to (a relation
+ *							or its members at any depth), their user, and
+ *							the foreign relation's (and partitioned
+ *							parent's) size and paths redone;
  *		autojoin/bf_autojoin_quals.c	what a filter's subquery may hold: the other
  *							side's restrictions that cannot raise an ERROR;
  *		autojoin/bf_autojoin_size.c	the remote size of a foreign table never analyzed:
@@ -22,11 +25,13 @@
  *		autojoin/bf_autojoin_guard.c	whether a lookup may use a connection now (no
  *							query with asynchronous foreign scans running).
  *
- * Calls go one way: autojoin/bf_autojoin_hook.c -> autojoin/bf_autojoin_plan.c
- * -> autojoin/bf_autojoin_size.c -> autojoin/bf_autojoin_remote.c and
- * autojoin/bf_autojoin_guard.c (autojoin/bf_autojoin_hook.c also installs the
- * guard's executor hooks); the hook and the plan both call
- * autojoin/bf_autojoin_quals.c, which calls nothing of the others.
+ * Calls go one way: autojoin/bf_autojoin_hook.c -> autojoin/bf_autojoin_keys.c,
+ * and -> autojoin/bf_autojoin_plan.c -> autojoin/bf_autojoin_size.c ->
+ * autojoin/bf_autojoin_remote.c and autojoin/bf_autojoin_guard.c
+ * (autojoin/bf_autojoin_hook.c also installs the guard's executor hooks); the
+ * plan and the remote both call autojoin/bf_autojoin_scans.c; the hook and the
+ * plan both call autojoin/bf_autojoin_quals.c, which calls nothing of the
+ * others.
  */
 #ifndef BF_AUTOJOIN_H
 #define BF_AUTOJOIN_H
@@ -93,7 +98,26 @@ rel_rte(PlannerInfo *root, RelOptInfo *rel)
 	return root->simple_rte_array[rel->relid];
 }
 
-/* ---- autojoin/bf_autojoin_hook.c ---- */
+/* ---- autojoin/bf_autojoin_keys.c ---- */
+
+/* Why keys of base type typid could raise an ERROR when hashed, or NULL. */
+extern const char *bloom_autojoin_key_type_refused(Oid typid);
+/* Can keys of base type typid under collation be hashed with no ERROR? */
+extern bool bloom_autojoin_key_type_is_safe(Oid typid, Oid collation);
+/* Do keys of ftype and otype, equal under opfamilies, hash alike? */
+extern bool bloom_autojoin_keys_hash_alike(Oid ftype, Oid otype, Oid collation,
+										   List *opfamilies);
+/* The column of relation relid expr is (through relabelling), or NULL. */
+extern Var *bloom_autojoin_column_of(Expr *expr, Index relid);
+/* May the other side orel of a join with frel build a filter? */
+extern bool bloom_autojoin_other_side_ok(PlannerInfo *root, RelOptInfo *frel,
+										 RelOptInfo *orel);
+/* Why the other side's key expression cannot be a filter's key, or NULL. */
+extern const char *bloom_autojoin_other_key_refused(Expr *oexpr, Index orelid);
+/* May the foreign column fvar take a filter? */
+extern bool bloom_autojoin_foreign_key_ok(const Var *fvar);
+/* Are the other side's restrictions on oexpr's rows kept by the filter's subquery? */
+extern bool bloom_autojoin_restrictions_kept(RelOptInfo *orel, Expr *oexpr);
 
 /* Does every text of a database of encoding enc convert to UTF-8? */
 extern bool bloom_autojoin_encoding_converts(int enc);
@@ -136,6 +160,13 @@ extern bool bloom_autojoin_walk_foreign_scans(PlannerInfo *root, RelOptInfo *rel
 
 /* The user a foreign scan connects as. */
 extern Oid	bloom_autojoin_scan_user(PlannerInfo *root, RelOptInfo *rel);
+
+/*
+ * Redo the size and paths of a foreign relation whose restrictions grew
+ * (keep_joined_rows) or whose size became known.
+ */
+extern void bloom_autojoin_redo_foreign_rel(PlannerInfo *root, RelOptInfo *rel,
+											bool keep_joined_rows);
 
 /* Is a filter's subquery being planned (the hook leaves it alone)? */
 extern bool bloom_autojoin_planning_filter(void);
@@ -263,5 +294,25 @@ extern void bloom_autojoin_guard_install(void);
 
 /* Is such a query started and not ended (no lookup then)? */
 extern bool bloom_autojoin_async_running(void);
+
+/* ---- autojoin/bf_autojoin_plan.c: the settings (src/bf_module.c defines them) ---- */
+
+/*
+ * bloomfilter.join_pushdown turns automatic Bloom-joins on; a filter goes
+ * only to foreign scans that return at least join_pushdown_min_rows rows
+ * and is expected to keep at most join_pushdown_max_fraction of them, at
+ * the rate bloomfilter.default_fpr.
+ */
+extern double bloomfilter_default_fpr;
+extern bool bloomfilter_join_pushdown;
+extern double bloomfilter_join_pushdown_min_rows;
+extern double bloomfilter_join_pushdown_max_fraction;
+
+/* ---- autojoin/bf_autojoin_hook.c ---- */
+
+/* Installs the planner hook of automatic Bloom-joins. */
+extern void bloom_autojoin_install(void);
+/* Was it installed (the library loaded at start)? */
+extern bool bloom_autojoin_installed(void);
 
 #endif							/* BF_AUTOJOIN_H */

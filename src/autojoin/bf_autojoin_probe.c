@@ -59,34 +59,18 @@ key_type_cannot_fail(Oid typid, Oid collation)
 {
 	int			enc = GetDatabaseEncoding();
 
-	switch (typid)
+	switch (bloom_key_type_safety(typid, collation))
 	{
-		case INT2OID:
-		case INT4OID:
-		case INT8OID:
-		case FLOAT4OID:
-		case FLOAT8OID:
-		case NUMERICOID:
-		case BYTEAOID:
-		case UUIDOID:
-		case BOOLOID:
-		case DATEOID:
-		case TIMESTAMPOID:
-		case TIMESTAMPTZOID:
-		case INTERVALOID:
+		case BKS_SCALAR:
 			return true;
-		case TEXTOID:
-		case VARCHAROID:
-		case BPCHAROID:
-		case NAMEOID:
-			if (enc != PG_UTF8 && enc != PG_SQL_ASCII && enc != PG_LATIN1)
-				return false;
-			return !OidIsValid(collation) || collation == DEFAULT_COLLATION_OID ||
-				collation == C_COLLATION_OID || collation == POSIX_COLLATION_OID ||
-				get_collation_isdeterministic(collation);
-		default:
-			return enc != PG_MULE_INTERNAL && type_is_enum(typid);
+		case BKS_TEXT:
+			return enc == PG_UTF8 || enc == PG_SQL_ASCII || enc == PG_LATIN1;
+		case BKS_ENUM:
+			return enc != PG_MULE_INTERNAL;
+		case BKS_MAY_FAIL:
+			break;
 	}
+	return false;
 }
 
 static JoinProbeCache *

@@ -46,6 +46,26 @@
 #define BF_OFF_CHECKSUM 44			/* uint64 */
 #define BF_HEADER_SIZE	52
 
+/*
+ * The format version of a stored value of any type of this extension
+ * (bloomfilter, countingbloom, scalablebloom, bloomwindow, an aggregate's
+ * partial state): every format keeps it as a little-endian uint16 at
+ * offset 4, behind its 4-byte magic (bf_problem.c checks that the offsets
+ * agree).  It is the field a reader looks at before anything else: a
+ * version it does not read is refused, never read by its own rules
+ * (FORMAT.md, "Compatibility").  False if buf is too short to hold it.
+ */
+#define BF_OFF_ANY_VERSION	4
+static inline bool
+bf_format_version(const uint8_t *buf, size_t len, unsigned *version)
+{
+	if (len < BF_OFF_ANY_VERSION + 2)
+		return false;
+	*version = (unsigned) buf[BF_OFF_ANY_VERSION] |
+		(unsigned) buf[BF_OFF_ANY_VERSION + 1] << 8;
+	return true;
+}
+
 /* Layouts */
 #define BF_LAYOUT_CLASSIC	1
 #define BF_LAYOUT_BLOCKED	2

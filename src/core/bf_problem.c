@@ -52,8 +52,9 @@ static const format_words scalable_words = {
 };
 
 /* every format keeps its version at the same offset, behind the magic */
-#if BF_OFF_VERSION != 4 || BFW_OFF_VERSION != 4 || BFS_OFF_VERSION != 4
-#error "a format's version field moved: version_problem reads offset 4"
+#if BF_OFF_VERSION != BF_OFF_ANY_VERSION || BFW_OFF_VERSION != BF_OFF_ANY_VERSION || \
+	BFS_OFF_VERSION != BF_OFF_ANY_VERSION
+#error "a format's version field moved: bf_format_version reads offset 4"
 #endif
 
 static void set_detail(bf_problem *p, const char *fmt,...)
@@ -333,6 +334,7 @@ bfas_diagnose(const uint8_t *buf, size_t len, bf_problem *p)
 	const uint8_t *pay = buf + BFAS_HEAD_LEN;
 	size_t		plen = len - BFAS_HEAD_LEN;
 	bfa_state	s;
+	unsigned	version = 0;
 	const char *why;
 
 	p->cls = BF_PROBLEM_NONE;
@@ -347,10 +349,8 @@ bfas_diagnose(const uint8_t *buf, size_t len, bf_problem *p)
 	if (memcmp(buf, "BFAS", 4) != 0)
 		return aggstate_problem(p, "bad magic",
 								"A bloomfilter_aggstate starts with \"BFAS\".");
-	if (bf_load_le16(buf + 4) != BFAS_FORMAT_VERSION)
+	if (!bf_format_version(buf, len, &version) || version != BFAS_FORMAT_VERSION)
 	{
-		unsigned	version = bf_load_le16(buf + 4);
-
 		aggstate_problem(p, "unsupported format version", "");
 		set_detail(p, "The state has format version %u; this build of bloomfilter reads version %d.",
 				   version, BFAS_FORMAT_VERSION);

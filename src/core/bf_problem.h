@@ -8,7 +8,7 @@
  * format (bf_validate, bfc_validate, bfw_validate, bfs_validate) return a
  * status; the functions here run them and, when the bytes are refused, say
  * why in the words the user sees.  The glue turns a problem into an ERROR
- * in one place (src/type/bf_type_report.c), choosing the SQLSTATE by the class, so
+ * in one place (src/bf_report.c), choosing the SQLSTATE by the class, so
  * the four types cannot drift apart again.
  */
 #ifndef BF_PROBLEM_H
@@ -18,7 +18,7 @@
 
 /*
  * The kind of problem, which decides the SQLSTATE (the core knows no
- * SQLSTATE; src/type/bf_type_report.c maps the classes).
+ * SQLSTATE; src/bf_report.c maps the classes).
  */
 typedef enum bf_problem_class
 {

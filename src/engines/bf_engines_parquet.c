@@ -13,7 +13,7 @@
  * what the column means and the filter does not say.
  */
 #include "engines/bf_engines.h"
-#include "type/bf_type_report.h"
+#include "bf_report.h"
 
 #include <float.h>
 #include <math.h>

@@ -9,6 +9,7 @@
 #define BF_INDEX_H
 
 #include "key/bf_key.h"
+#include "type/bf_type.h"
 
 /*
  * The right side of the index condition `col @> gbloom_key(x)`.  An index

@@ -13,8 +13,6 @@
  * types get a fast path, and a filter's family is checked against its keys.
  */
 #include "key/bf_key_encoding.h"
-#include "type/bf_engines_spark.h"
-#include "engines/bf_engines.h"
 
 #include "access/hash.h"
 #include "access/htup_details.h"
@@ -428,8 +426,8 @@ family_hint(const bf_view *v, const BloomKeyType *kt, bool adding)
 	return "Cast the key to a type of the filter's family.";
 }
 
-static void
-family_mismatch(const bf_view *v, const BloomKeyType *kt, bool adding)
+void
+bloom_family_mismatch(const bf_view *v, const BloomKeyType *kt, bool adding)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_DATATYPE_MISMATCH),
@@ -442,54 +440,3 @@ family_mismatch(const bf_view *v, const BloomKeyType *kt, bool adding)
 			 errhint("%s", family_hint(v, kt, adding))));
 }
 
-/*
- * Layout spark: the key must be one Spark hashes; a filter read from Spark
- * (family "spark") holds keys of any such type.
- */
-static bool
-spark_family_ok(const bf_view *v, const BloomKeyType *kt)
-{
-	bloom_spark_check_key(kt);
-	return v->family == BF_FAMILY_SPARK;
-}
-
-bool
-bloom_check_family(const bf_view *v, const BloomKeyType *kt)
-{
-	if (v->layout == BF_LAYOUT_SPARK && spark_family_ok(v, kt))
-		return true;
-	/* parquet: the key's type against the filter's physical type */
-	if (v->layout == BF_LAYOUT_PARQUET)
-		return bloom_parquet_check_probe(v, kt);
-	if (v->family == BF_FAMILY_NONE)
-		return false;
-	if (v->family != kt->family || v->type_tag != kt->type_tag)
-		family_mismatch(v, kt, false);
-	return true;
-}
-
-void
-bloom_adopt_family(bf_view *v, const BloomKeyType *kt)
-{
-	if (v->layout == BF_LAYOUT_SPARK && spark_family_ok(v, kt))
-		return;
-	/* Spark puts longs, strings and binaries in one filter: it holds both */
-	if (v->layout == BF_LAYOUT_SPARK && v->family != BF_FAMILY_NONE &&
-		v->family != kt->family)
-	{
-		v->family = BF_FAMILY_SPARK;
-		return;
-	}
-	if (v->layout == BF_LAYOUT_PARQUET)
-	{
-		bloom_parquet_adopt(v, kt);
-		return;
-	}
-	if (v->family == BF_FAMILY_NONE)
-	{
-		v->family = kt->family;
-		v->type_tag = kt->type_tag;
-	}
-	else if (v->family != kt->family || v->type_tag != kt->type_tag)
-		family_mismatch(v, kt, true);
-}

@@ -84,16 +84,35 @@ extern void bloom_key_type_for_elements(BloomKeyType *kt, FunctionCallInfo fcinf
 extern uint64 bloom_hash_value(const BloomKeyType *kt, Datum value, uint64 seed);
 
 /*
- * Checks that keys of type kt may be probed in v: ERROR naming both
- * families if not.  Returns false if the filter holds no key yet.
+ * ERROR: filter v holds keys of another family than kt's (adding: kt's
+ * key was being added), with a hint at what to do.
  */
-extern bool bloom_check_family(const bf_view *v, const BloomKeyType *kt);
-
-/* Same check for adding; an empty filter adopts kt's family. */
-extern void bloom_adopt_family(bf_view *v, const BloomKeyType *kt);
+pg_noreturn extern void bloom_family_mismatch(const bf_view *v, const BloomKeyType *kt,
+											  bool adding);
 
 /* "integer", "text", ... or "other (typename)" for messages */
 extern char *bloom_family_display(uint16 family, uint32 type_tag);
+
+/* ---- key/bf_keytypes.c ---- */
+
+/*
+ * Can a value of type typid (a base type) under collation be hashed with
+ * no ERROR?  What that rests on, beside the type: the scalar types never
+ * fail; text (text, varchar, bpchar, name) under a deterministic collation
+ * fails only where the database's text does not convert to UTF-8, the key
+ * bytes of text; an enum's label is text too.  The callers (automatic
+ * Bloom-joins, which must not fail where the plain join would not) judge
+ * the encoding for the last two.
+ */
+typedef enum BloomKeySafety
+{
+	BKS_MAY_FAIL,				/* any other type, or a nondeterministic collation */
+	BKS_SCALAR,					/* never fails */
+	BKS_TEXT,					/* fails only if the text does not convert */
+	BKS_ENUM					/* its label: as text */
+} BloomKeySafety;
+
+extern BloomKeySafety bloom_key_type_safety(Oid typid, Oid collation);
 
 /* Hash with an integer fast path: the hot path of probes. */
 static inline uint64
@@ -110,38 +129,11 @@ bloom_hash_fast(const BloomKeyType *kt, Datum value, uint64 seed)
 	}
 }
 
-/* ---- type/bf_engines_spark.c ---- */
-extern uint64 bloom_spark_hash(const BloomKeyType *kt, Datum value, uint64 seed);
-
-/*
- * The hash of a key for filter v: as its layout hashes keys (Spark's own
- * hashing for layout spark).
- */
-static inline uint64
-bloom_hash_for(const BloomKeyType *kt, Datum value, const bf_view *v)
-{
-	if (v->layout == BF_LAYOUT_SPARK)
-		return bloom_spark_hash(kt, value, v->seed);
-	return bloom_hash_fast(kt, value, v->seed);
-}
-
 /* Add counts of a filter's adds, stopping at the largest count. */
 static inline uint64
 bloom_add_saturating(uint64 a, uint64 b)
 {
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
-
-/* ---- type/bf_ops.c: the probe cache, for probes of many keys ---- */
-
-/*
- * The filter argument filterarg, read through the call site's cache as
- * bloom_contains reads it (detoasted once, family checked once), and in *kt
- * the key type of the elements of the array argument keyarg.  NULL when
- * the filter holds no key yet.
- */
-extern const bf_view *bloom_probe_elements(FunctionCallInfo fcinfo, int filterarg,
-										   int keyarg, const BloomKeyType **kt);
-
 
 #endif							/* BF_KEY_H */

@@ -719,3 +719,43 @@ bloom_type_of_tag(uint16 family, uint32 tag)
 	e->valid = true;
 	return found;
 }
+
+/*
+ * bloom_key_type_safety: whether keys of type typid under collation can be
+ * hashed with no ERROR (key/bf_key.h).  One list for every caller that
+ * must know it beforehand (autojoin/bf_autojoin_hook.c when it chooses a
+ * join's keys, autojoin/bf_autojoin_probe.c when a remote probes them).
+ */
+BloomKeySafety
+bloom_key_type_safety(Oid typid, Oid collation)
+{
+	switch (typid)
+	{
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case FLOAT4OID:
+		case FLOAT8OID:
+		case NUMERICOID:
+		case BYTEAOID:
+		case UUIDOID:
+		case BOOLOID:
+		case DATEOID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+		case INTERVALOID:
+			return BKS_SCALAR;
+		case TEXTOID:
+		case VARCHAROID:
+		case BPCHAROID:
+		case NAMEOID:
+			/* a nondeterministic collation is refused by the key bytes */
+			if (!OidIsValid(collation) || collation == DEFAULT_COLLATION_OID ||
+				collation == C_COLLATION_OID || collation == POSIX_COLLATION_OID ||
+				get_collation_isdeterministic(collation))
+				return BKS_TEXT;
+			return BKS_MAY_FAIL;
+		default:
+			return get_typtype(typid) == TYPTYPE_ENUM ? BKS_ENUM : BKS_MAY_FAIL;
+	}
+}

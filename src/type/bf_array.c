@@ -15,7 +15,7 @@
  * as bloom_contains hashes a key of the element type; a filter whose keys
  * were whole arrays cannot be probed element by element (an ERROR says so).
  */
-#include "key/bf_key.h"
+#include "type/bf_type.h"
 #include "engines/bf_engines.h"
 
 #include "access/tupmacs.h"

@@ -15,6 +15,7 @@
  * Spark's strings are.
  */
 #include "type/bf_engines_spark.h"
+#include "type/bf_type.h"
 
 #include <math.h>
 

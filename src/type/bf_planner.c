@@ -1,9 +1,11 @@
 /*
  * type/bf_planner.c
- *		Planner support: selectivity of probes and superset queries, index
- *		conditions for the GiST operator class (index/gist/bf_gist.c) and the
- *		bloomslice access method (bf_slice_*.c), and the costs that let the
- *		planner choose between them.
+ *		The type's estimates for the planner: selectivity of probes and
+ *		superset queries, and what a call pays to read a stored filter.
+ *		The planner's entry points, bloomfilter_contsel and
+ *		bloomfilter_support, are in index/bf_index_planner.c, beside the
+ *		index conditions and the GiST estimate they also set; they call
+ *		down into this file.
  *
  * Selectivity.  `x <@ f` (or f @> x, bloom_contains(f, x)) keeps the rows
  * whose key is one of the filter's keys, plus a false-positive fraction of
@@ -20,26 +22,14 @@
  * function call from its support function (SupportRequestSelectivity);
  * both use the same code.
  *
- * Index conditions.  `col @> x` cannot be an index condition as it is: an
- * index support function is not told the type of x.  The support function
- * (SupportRequestIndexCondition) turns it, and bloom_contains(col, x) and
- * x <@ col, into `col @> gbloom_key(x)` for GiST, which is exact (lossy =
- * false).  bloom_contains_filter(col, q) and bloom_contained_in_filter(q,
- * col) become `col @>> q`.  Both index kinds take the same conditions.
- *
- * Index costs.  A GiST index of the operator class is costed from a sample
- * of its tree (index/gist/bf_gist_cost.c), set as its amcostestimate before the
- * planner costs it: by the index conditions above, and by the restriction
- * estimator of `@>>` and `<<@` (operators of both operator classes, which
- * the planner matches without the support function).  Superset queries are
- * estimated at contsel's 0.1%.
+ * Index conditions and costs: index/bf_index_planner.c.  Superset queries
+ * are estimated at contsel's 0.1%.
  *
  * Call costs.  A probe or superset call over a stored filter kept out of
  * line pays for reading it from the TOAST table (SupportRequestCost), which
  * PostgreSQL's costs leave out.
  */
-#include "bloomfilter.h"
-#include "index/gist/bf_gist_index.h"
+#include "type/bf_planner.h"
 
 #include <math.h>
 
@@ -65,16 +55,6 @@
 #include "utils/spccache.h"
 #include "utils/syscache.h"
 
-PG_FUNCTION_INFO_V1(bloomfilter_support);
-PG_FUNCTION_INFO_V1(bloomfilter_contsel);
-
-/*
- * The estimate when the filter is not known at planning time (a subquery,
- * a column, a generic plan's parameter).  A probe passes at least the
- * filters' false-positive rate, 1% by default; more cannot be said.
- */
-#define BLOOM_DEFAULT_SEL 0.01
-
 /* f @>> q when q is not NULL: contsel's DEFAULT_CONTAIN_SEL */
 #define BLOOM_SUPERSET_SEL 0.001
 
@@ -98,9 +78,9 @@ strip_key_box(Node *node)
  * Selectivity of "key is in filter", both expressions as the clause has
  * them.
  */
-static Selectivity
-probe_selectivity(PlannerInfo *root, Node *filter_expr, Node *key_expr,
-				  int varRelid, Oid bftype)
+Selectivity
+bloom_probe_selectivity(PlannerInfo *root, Node *filter_expr, Node *key_expr,
+						int varRelid, Oid bftype)
 {
 	Node	   *fnode = estimate_expression_value(root, filter_expr);
 	Const	   *fc;
@@ -173,8 +153,8 @@ strip_relabel(Node *node)
  * The table of this query level whose column node is (through any
  * relabelling), with the column in *var; NULL when node is no such column.
  */
-static RelOptInfo *
-column_table(PlannerInfo *root, Node *node, Var **var)
+RelOptInfo *
+bloom_column_table(PlannerInfo *root, Node *node, Var **var)
 {
 	RelOptInfo *rel;
 
@@ -192,49 +172,14 @@ column_table(PlannerInfo *root, Node *node, Var **var)
 }
 
 /*
- * Set the probe-aware estimate (index/gist/bf_gist_cost.c) as the amcostestimate of
- * the GiST indexes of the operator class on column col of its table, when
- * col is one.  supop is the @>> operator, a member of the operator class.
- *
- * Called by the restriction estimator of @>> and <<@: those operators are
- * in the operator class, so the planner matches them to the index without
- * asking bloomfilter_support, and it estimates every restriction clause of
- * a table (set_baserel_size_estimates, and for a parameterized path before
- * the path is costed) before it costs any of the table's index paths.  The
- * estimate is per planning (IndexOptInfo is built for each query), needs
- * nothing loaded beforehand, and is GiST's own where the tree narrows.
- */
-static void
-install_gist_estimate(PlannerInfo *root, Node *col, Oid supop)
-{
-	Var		   *var;
-	RelOptInfo *rel;
-	ListCell   *lc;
-
-	rel = column_table(root, col, &var);
-	if (rel == NULL || !OidIsValid(supop) ||
-		(rel->reloptkind != RELOPT_BASEREL && rel->reloptkind != RELOPT_OTHER_MEMBER_REL))
-		return;
-	foreach(lc, rel->indexlist)
-	{
-		IndexOptInfo *index = (IndexOptInfo *) lfirst(lc);
-
-		if (index->relam == GIST_AM_OID && index->ncolumns >= 1 &&
-			index->indexkeys[0] == var->varattno &&
-			op_in_opfamily(supop, index->opfamily[0]))
-			index->amcostestimate = gbloom_costestimate;
-	}
-}
-
-/*
  * Selectivity of `f @>> q` (every bit of q set in f): contsel's 0.1% (what
  * the operator had before this estimator), 0 for a NULL q the planner can
  * see.  How many stored filters hold q's bits is not known without reading
  * them; the planner's choice between the indexes does not rest on it (both
  * fetch the same rows from the table), but on the index reads.
  */
-static Selectivity
-superset_selectivity(PlannerInfo *root, Node *qexpr)
+Selectivity
+bloom_superset_selectivity(PlannerInfo *root, Node *qexpr)
 {
 	Node	   *qnode = estimate_expression_value(root, qexpr);
 
@@ -243,61 +188,9 @@ superset_selectivity(PlannerInfo *root, Node *qexpr)
 	return BLOOM_SUPERSET_SEL;
 }
 
-/*
- * bloomfilter_contsel(root, operator, args, varRelid): the RESTRICT
- * function of `@>` and `@>>` (filter on the left) and `<@` and `<<@`
- * (filter on the right).
- */
-Datum
-bloomfilter_contsel(PG_FUNCTION_ARGS)
-{
-	PlannerInfo *root = (PlannerInfo *) PG_GETARG_POINTER(0);
-	Oid			oper = PG_GETARG_OID(1);
-	List	   *args = (List *) PG_GETARG_POINTER(2);
-	int			varRelid = PG_GETARG_INT32(3);
-	char	   *name = get_opname(oper);
-	Node	   *left,
-			   *right;
-	Oid			bftype;
-
-	if (list_length(args) != 2 || name == NULL)
-		PG_RETURN_FLOAT8(BLOOM_DEFAULT_SEL);
-	left = (Node *) linitial(args);
-	right = (Node *) lsecond(args);
-	/* the type beside this function, not cached: the extension may be recreated */
-	bftype = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
-							 CStringGetDatum("bloomfilter"),
-							 ObjectIdGetDatum(get_func_namespace(fcinfo->flinfo->fn_oid)));
-	if (strcmp(name, "@>") == 0)
-		PG_RETURN_FLOAT8(probe_selectivity(root, left, right, varRelid, bftype));
-	if (strcmp(name, "<@") == 0)
-		PG_RETURN_FLOAT8(probe_selectivity(root, right, left, varRelid, bftype));
-	if (!OidIsValid(bftype) || getBaseType(exprType(left)) != bftype ||
-		getBaseType(exprType(right)) != bftype)
-		PG_RETURN_FLOAT8(BLOOM_DEFAULT_SEL);
-	if (strcmp(name, "@>>") == 0)
-	{
-		install_gist_estimate(root, left, oper);
-		PG_RETURN_FLOAT8(superset_selectivity(root, right));
-	}
-	if (strcmp(name, "<<@") == 0)
-	{
-		install_gist_estimate(root, right, get_commutator(oper));
-		PG_RETURN_FLOAT8(superset_selectivity(root, left));
-	}
-	PG_RETURN_FLOAT8(BLOOM_DEFAULT_SEL);
-}
-
 /* Which function a support request is about, and where its filter is. */
-typedef enum BloomFuncKind
-{
-	BFK_OTHER,
-	BFK_PROBE,					/* key in filter */
-	BFK_SUPERSET				/* filter superset of filter */
-} BloomFuncKind;
-
-static BloomFuncKind
-classify(Oid funcid, int *filterarg)
+BloomFuncKind
+bloom_classify_call(Oid funcid, int *filterarg)
 {
 	char	   *name = get_func_name(funcid);
 
@@ -325,119 +218,6 @@ classify(Oid funcid, int *filterarg)
 		return BFK_SUPERSET;
 	}
 	return BFK_OTHER;
-}
-
-/* An operator of the extension's schema, or InvalidOid. */
-static Oid
-lookup_operator(const char *nspname, const char *opname, Oid left, Oid right)
-{
-	List	   *names = list_make2(makeString(pstrdup(nspname)),
-								   makeString(pstrdup(opname)));
-
-	return OpernameGetOprid(names, left, right);
-}
-
-/*
- * The index condition for a probe or superset call whose filter argument
- * is the index column, or NIL.
- */
-static List *
-index_condition(SupportRequestIndexCondition *req)
-{
-	List	   *args;
-	Oid			inputcollid;
-	int			filterarg = 0;
-	BloomFuncKind kind = classify(req->funcid, &filterarg);
-	Node	   *col,
-			   *other;
-	Oid			nsp,
-				bftype,
-				opno;
-	char	   *nspname;
-	Expr	   *cond;
-
-	if (kind == BFK_OTHER || req->indexarg != filterarg)
-		return NIL;
-	if (IsA(req->node, FuncExpr))
-	{
-		args = ((FuncExpr *) req->node)->args;
-		inputcollid = ((FuncExpr *) req->node)->inputcollid;
-	}
-	else if (IsA(req->node, OpExpr))
-	{
-		args = ((OpExpr *) req->node)->args;
-		inputcollid = ((OpExpr *) req->node)->inputcollid;
-	}
-	else
-		return NIL;
-	if (list_length(args) != 2)
-		return NIL;
-	col = (Node *) list_nth(args, filterarg);
-	other = (Node *) list_nth(args, 1 - filterarg);
-	if (!is_pseudo_constant_for_index(req->root, other, req->index))
-		return NIL;
-
-	/* the operators live beside the function */
-	nsp = get_func_namespace(req->funcid);
-	nspname = get_namespace_name(nsp);
-	bftype = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
-							 CStringGetDatum("bloomfilter"), ObjectIdGetDatum(nsp));
-	if (!OidIsValid(bftype) || nspname == NULL)
-		return NIL;
-
-	if (kind == BFK_SUPERSET)
-	{
-		opno = lookup_operator(nspname, "@>>", bftype, bftype);
-		if (!OidIsValid(opno) || !op_in_opfamily(opno, req->opfamily))
-			return NIL;
-		cond = make_opclause(opno, BOOLOID, false, (Expr *) col, (Expr *) other,
-							 InvalidOid, InvalidOid);
-	}
-	else
-	{
-		Oid			keytype = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
-											  CStringGetDatum("gbloom_key"),
-											  ObjectIdGetDatum(nsp));
-		Oid			argtypes[1] = {ANYELEMENTOID};
-		Oid			boxfn;
-		Expr	   *box;
-
-		if (!OidIsValid(keytype))
-			return NIL;
-		opno = lookup_operator(nspname, "@>", bftype, keytype);
-		if (!OidIsValid(opno) || !op_in_opfamily(opno, req->opfamily))
-			return NIL;
-		boxfn = LookupFuncName(list_make2(makeString(nspname), makeString("gbloom_key")),
-							   1, argtypes, true);
-		if (!OidIsValid(boxfn))
-			return NIL;
-		box = (Expr *) makeFuncExpr(boxfn, keytype, list_make1(other),
-									InvalidOid, exprCollation(other),
-									COERCE_EXPLICIT_CALL);
-		/* the clause's collation reaches the scan key, and so the key's hash */
-		cond = make_opclause(opno, BOOLOID, false, (Expr *) col, box,
-							 InvalidOid, inputcollid);
-
-	}
-
-	/*
-	 * A GiST index of the operator class: a probe's or a superset query's
-	 * cost is not what GiST's generic estimate says (index/gist/bf_gist_cost.c).  The
-	 * planner costs the index's paths after asking for its conditions, so
-	 * this is in time for every call; the operator `col @>> q` is matched
-	 * without this function and gets the estimate from its restriction
-	 * estimator (install_gist_estimate).  Only where the index's first
-	 * column is the one matched: the estimate reads the conditions and keys
-	 * of that column as the operator class's, and in an index on (id,
-	 * filter) they are another class's (btree_gist's `id = 5` is strategy 3
-	 * there too, and its key no filter).
-	 */
-	if (req->index->relam == GIST_AM_OID && req->indexcol == 0)
-		req->index->amcostestimate = gbloom_costestimate;
-
-	/* the condition is the call itself: exact, no need to keep the call */
-	req->lossy = false;
-	return list_make1(cond);
 }
 
 /*
@@ -470,7 +250,7 @@ stored_filter_read_cost(PlannerInfo *root, Node *arg)
 	Relation	table;
 	int			outofline = 0;
 
-	rel = column_table(root, arg, &var);
+	rel = bloom_column_table(root, arg, &var);
 	if (rel == NULL)
 		return 0;
 	rte = root->simple_rte_array[var->varno];
@@ -518,81 +298,71 @@ declared_cost(Oid funcid)
 }
 
 /*
- * bloomfilter_support(internal): the prosupport of bloom_contains,
- * bloom_contained_in, bloom_contains_filter and bloom_contained_in_filter.
+ * The SupportRequestSelectivity of bloomfilter_support: that of a probe or
+ * superset call, as its operator's; NULL for another call.  fn_oid is the
+ * support function's, beside which the type lives.
  */
-Datum
-bloomfilter_support(PG_FUNCTION_ARGS)
+Node *
+bloom_support_selectivity(SupportRequestSelectivity *req, Oid fn_oid)
 {
-	Node	   *rawreq = (Node *) PG_GETARG_POINTER(0);
+	int			filterarg = 0;
 
-	if (IsA(rawreq, SupportRequestSelectivity))
+	BloomFuncKind kind;
+
+	if (req->is_join || list_length(req->args) != 2)
+		return NULL;
+	kind = bloom_classify_call(req->funcid, &filterarg);
+	if (kind == BFK_SUPERSET)
 	{
-		SupportRequestSelectivity *req = (SupportRequestSelectivity *) rawreq;
-		int			filterarg = 0;
-
-		BloomFuncKind kind;
-
-		if (req->is_join || list_length(req->args) != 2)
-			PG_RETURN_POINTER(NULL);
-		kind = classify(req->funcid, &filterarg);
-		if (kind == BFK_SUPERSET)
-		{
-			/* as the operator's (index_condition costs GiST for the call) */
-			req->selectivity = superset_selectivity(req->root,
-													(Node *) list_nth(req->args, 1 - filterarg));
-			PG_RETURN_POINTER(req);
-		}
-		if (kind != BFK_PROBE)
-			PG_RETURN_POINTER(NULL);
-		req->selectivity = probe_selectivity(req->root,
-											 (Node *) list_nth(req->args, filterarg),
-											 (Node *) list_nth(req->args, 1 - filterarg),
-											 req->varRelid,
-											 GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
-															 CStringGetDatum("bloomfilter"),
-															 ObjectIdGetDatum(get_func_namespace(fcinfo->flinfo->fn_oid))));
-		PG_RETURN_POINTER(req);
+		/* as the operator's (the index condition costs GiST for the call) */
+		req->selectivity = bloom_superset_selectivity(req->root,
+													  (Node *) list_nth(req->args, 1 - filterarg));
+		return (Node *) req;
 	}
+	if (kind != BFK_PROBE)
+		return NULL;
+	req->selectivity = bloom_probe_selectivity(req->root,
+											   (Node *) list_nth(req->args, filterarg),
+											   (Node *) list_nth(req->args, 1 - filterarg),
+											   req->varRelid,
+											   GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
+															   CStringGetDatum("bloomfilter"),
+															   ObjectIdGetDatum(get_func_namespace(fn_oid))));
+	return (Node *) req;
+}
 
-	if (IsA(rawreq, SupportRequestCost))
+/*
+ * The SupportRequestCost of bloomfilter_support: a probe or superset call
+ * over stored filters kept out of line pays for reading them; NULL when
+ * the call's own declared cost stands.
+ */
+Node *
+bloom_support_cost(SupportRequestCost *req)
+{
+	List	   *args;
+	ListCell   *lc;
+	Cost		read = 0;
+	int			filterarg = 0;
+
+	if (req->node == NULL || bloom_classify_call(req->funcid, &filterarg) == BFK_OTHER)
+		return NULL;
+	if (IsA(req->node, FuncExpr))
+		args = ((FuncExpr *) req->node)->args;
+	else if (IsA(req->node, OpExpr))
+		args = ((OpExpr *) req->node)->args;
+	else
+		return NULL;
+	/* the filter read, and q too if it is a stored one (superset joins) */
+	foreach(lc, args)
 	{
-		SupportRequestCost *req = (SupportRequestCost *) rawreq;
-		List	   *args;
-		ListCell   *lc;
-		Cost		read = 0;
-		int			filterarg = 0;
+		Node	   *arg = (Node *) lfirst(lc);
 
-		if (req->node == NULL || classify(req->funcid, &filterarg) == BFK_OTHER)
-			PG_RETURN_POINTER(NULL);
-		if (IsA(req->node, FuncExpr))
-			args = ((FuncExpr *) req->node)->args;
-		else if (IsA(req->node, OpExpr))
-			args = ((OpExpr *) req->node)->args;
-		else
-			PG_RETURN_POINTER(NULL);
-		/* the filter read, and q too if it is a stored one (superset joins) */
-		foreach(lc, args)
-		{
-			Node	   *arg = (Node *) lfirst(lc);
-
-			if (getBaseType(exprType(arg)) == getBaseType(exprType((Node *) list_nth(args, filterarg))))
-				read += stored_filter_read_cost(req->root, arg);
-		}
-		if (read <= 0)
-			PG_RETURN_POINTER(NULL);	/* the function's own cost, as declared */
-		req->startup = 0;
-		req->per_tuple = declared_cost(req->funcid) * cpu_operator_cost + read;
-		PG_RETURN_POINTER(req);
+		if (getBaseType(exprType(arg)) == getBaseType(exprType((Node *) list_nth(args, filterarg))))
+			read += stored_filter_read_cost(req->root, arg);
 	}
-
-	if (IsA(rawreq, SupportRequestIndexCondition))
-	{
-		SupportRequestIndexCondition *req = (SupportRequestIndexCondition *) rawreq;
-		List	   *conds = index_condition(req);
-
-		PG_RETURN_POINTER(conds);
-	}
-
-	PG_RETURN_POINTER(NULL);
+	if (read <= 0)
+		return NULL;			/* the function's own cost, as declared */
+	req->startup = 0;
+	req->per_tuple = declared_cost(req->funcid) * cpu_operator_cost + read;
+	return (Node *) req;
 }

@@ -19,7 +19,7 @@
 
 #include <math.h>
 
-#include "type/bf_type_report.h"
+#include "bf_report.h"
 #include "core/bf_window.h"
 #include "agg/bf_agg_type.h"
 

@@ -15,7 +15,7 @@
 #include "type/bf_type_detoast.h"
 #include "core/bf_counting.h"
 #include "type/bf_type_edges.h"
-#include "type/bf_type_report.h"
+#include "bf_report.h"
 #include "agg/bf_agg_type.h"
 
 #include "access/detoast.h"

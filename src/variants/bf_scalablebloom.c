@@ -19,6 +19,7 @@
  */
 #include "key/bf_key.h"
 #include "type/bf_type_detoast.h"
+#include "agg/bf_agg.h"
 #include "agg/bf_agg_type.h"
 
 #include <math.h>
@@ -33,7 +34,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
-#include "type/bf_type_report.h"
+#include "bf_report.h"
 #include "variants/bf_variants.h"
 
 PG_FUNCTION_INFO_V1(scalablebloom_from_bloomfilter);

@@ -271,6 +271,7 @@ main(void)
 	test_auto_sizing();
 	test_sizing_cache();
 	test_format_statuses();
+	test_format_version_field();
 	test_format_mutations();
 	test_base64();
 	test_combining();

@@ -96,6 +96,7 @@ extern void test_spark(void);
 /* test_format.c */
 extern void test_geometry(void);
 extern void test_format_statuses(void);
+extern void test_format_version_field(void);
 extern void test_format_mutations(void);
 /* test_kernels.c */
 extern void test_no_false_negatives(void);

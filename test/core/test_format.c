@@ -5,6 +5,7 @@
  * Part of test_core (see test_core.c and test_core.h).
  */
 #include "test_core.h"
+#include "bf_aggstate.h"
 
 /* ---- 1. geometry ---- */
 
@@ -654,4 +655,37 @@ test_format_mutations(void)
 
 	for (int i = 0; i < 4; i++)
 		tf_free(&bases[i]);
+}
+
+/*
+ * bf_format_version reads the version of a value of every type from the
+ * same place, as written by each type's own init, and says when a buffer
+ * is too short to hold it.
+ */
+void
+test_format_version_field(void)
+{
+	uint8_t		filter[BF_HEADER_SIZE + 64];
+	uint8_t    *counting = xmalloc(bfc_buffer_size(512, 4));
+	uint8_t    *window = xmalloc(bfw_buffer_size(2, 512));
+	uint8_t		state[BFAS_HEAD_LEN];
+	unsigned	v = 0;
+
+	bf_init(filter, BF_LAYOUT_BLOCKED, 5, 0, 512);
+	check(bf_format_version(filter, sizeof(filter), &v) && v == BF_FORMAT_VERSION,
+		  "format_version_bloomfilter", "read %u", v);
+	bfc_init(counting, BF_LAYOUT_BLOCKED, 5, 0, 512, 4);
+	check(bf_format_version(counting, bfc_buffer_size(512, 4), &v) && v == BFC_FORMAT_VERSION,
+		  "format_version_counting", "read %u", v);
+	bfw_init(window, BF_LAYOUT_BLOCKED, 5, 0, 512, 2, 1000000);
+	check(bf_format_version(window, bfw_buffer_size(2, 512), &v) && v == BFW_FORMAT_VERSION,
+		  "format_version_window", "read %u", v);
+	bfas_store_head(state, BFAS_KIND_BLOOM);
+	check(bf_format_version(state, sizeof(state), &v) && v == BFAS_FORMAT_VERSION,
+		  "format_version_aggstate", "read %u", v);
+	v = 77;
+	check(!bf_format_version(filter, BF_OFF_ANY_VERSION + 1, &v) && v == 77,
+		  "format_version_short", "a 5-byte buffer read as version %u", v);
+	free(counting);
+	free(window);
 }

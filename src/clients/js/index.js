@@ -21,8 +21,10 @@ export { BloomKey, Family };
 export const CLIENT_VERSION = '1.1.0';
 /** The format version this client writes (src/core/FORMAT.md, "Compatibility"). */
 export const FORMAT_VERSION = 1;
+/** Version 2: the layouts of other engines (parquet, spark), which this client refuses by name. */
+const FORMAT_VERSION_2 = 2;
 /** The format versions this client reads; a newer one is refused with the release that reads it. */
-export const READ_FORMAT_VERSIONS = Object.freeze([1, 2]);
+export const READ_FORMAT_VERSIONS = Object.freeze([FORMAT_VERSION, FORMAT_VERSION_2]);
 
 // the server's other formats: refused, by name
 const OTHER_MAGICS = { BLMW: 'bloomwindow', BLMS: 'scalablebloom', BFAS: 'bloomfilter_aggstate' };
@@ -726,7 +728,7 @@ function validate(buf) {
   if (!READ_FORMAT_VERSIONS.includes(version)) fail('version', versionDetail(version));
   if (len < HEADER) fail('truncated', `a bloomfilter takes at least ${HEADER} bytes; ${len} bytes were given`);
   const layout = buf[OFF_LAYOUT];
-  if (version === 2 && (layout === 3 || layout === 4)) {
+  if (version === FORMAT_VERSION_2 && (layout === 3 || layout === 4)) {
     // format version 2's layouts of other engines (FORMAT.md)
     throw new BloomFilterError('layout', `invalid bloomfilter: the ${layout === 3 ? 'parquet' : 'spark'} layout is not supported by this client`);
   }

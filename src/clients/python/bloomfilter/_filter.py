@@ -21,8 +21,13 @@ HEADER_SIZE = 52
 # (src/core/FORMAT.md, "Compatibility"): a newer one is refused with the
 # client release that reads it.
 FORMAT_VERSION = 1
-READ_FORMAT_VERSIONS = (1, 2)
+# version 2: the layouts of other engines (parquet, spark), which this
+# client refuses by name
+_FORMAT_VERSION_2 = 2
+READ_FORMAT_VERSIONS = (FORMAT_VERSION, _FORMAT_VERSION_2)
 MAGIC = b"BLMF"
+# every type's format version: a little-endian uint16 behind the magic
+_OFF_VERSION = 4
 OFF_CHECKSUM = 44
 
 M64 = (1 << 64) - 1
@@ -107,7 +112,7 @@ def validate(buf, sqlstate=None):
                       None if other is None else
                       "The bytes are a %s (magic \"%s\"); this client reads bloomfilter values only."
                       % (other, bytes(buf[0:4]).decode("ascii")), sqlstate)
-    version = buf[4] | (buf[5] << 8)
+    version = buf[_OFF_VERSION] | (buf[_OFF_VERSION + 1] << 8)
     if version not in READ_FORMAT_VERSIONS:
         raise _status("the format version is not one this build reads", _version_detail(version), sqlstate)
     if n < HEADER_SIZE:
@@ -115,7 +120,7 @@ def validate(buf, sqlstate=None):
                       "A bloomfilter takes at least 52 bytes; %d bytes were given." % n, sqlstate)
     (_, _, layout, hashes, _seed, nbits, added, family, flags, tag, reserved,
      csum) = _HDR.unpack_from(buf, 0)
-    if version == 2 and layout in (3, 4):
+    if version == _FORMAT_VERSION_2 and layout in (3, 4):
         # format version 2's layouts of other engines (FORMAT.md)
         raise _status("the %s layout is not supported by this client"
                       % ("parquet" if layout == 3 else "spark"),

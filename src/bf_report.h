@@ -1,13 +1,13 @@
 /*
- * type/bf_type_report.h
- *		The one way a refused value becomes an ERROR (type/bf_type_report.c).
+ * bf_report.h
+ *		The one way a refused value becomes an ERROR (bf_report.c).
  *
  * The core says what is wrong (src/core/bf_problem.h: the message, detail,
  * hint and class); this reporter chooses the SQLSTATE by the class, so
  * every type's errors read alike.
  */
-#ifndef BF_TYPE_REPORT_H
-#define BF_TYPE_REPORT_H
+#ifndef BF_REPORT_H
+#define BF_REPORT_H
 
 #include "bloomfilter.h"
 
@@ -40,12 +40,11 @@ bloom_check_stored_version(const char *typname, const uint8 *buf, size_t len,
 {
 	unsigned	v;
 
-	if (len < 6)
+	if (!bf_format_version(buf, len, &v))
 		return;
-	v = buf[4] | (unsigned) buf[5] << 8;
 	if (likely(v >= (unsigned) lo && v <= (unsigned) hi))
 		return;
 	bloom_report_stored_version(typname, v, lo, hi);
 }
 
-#endif							/* BF_TYPE_REPORT_H */
+#endif							/* BF_REPORT_H */

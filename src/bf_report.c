@@ -1,5 +1,5 @@
 /*
- * type/bf_type_report.c
+ * bf_report.c
  *		Turns a problem the core found in a value's bytes into an ERROR.
  *
  * The four value types (bloomfilter, countingbloom, bloomwindow,
@@ -7,7 +7,7 @@
  * cannot drift apart: the words are the core's (src/core/bf_problem.c),
  * the SQLSTATE is chosen here from the problem's class.
  */
-#include "type/bf_type_report.h"
+#include "bf_report.h"
 
 /*
  * The SQLSTATE of a problem.  A value from a newer build is input this

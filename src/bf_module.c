@@ -1,8 +1,17 @@
 /*
- * type/bf_guc.c
- *		Module load and the extension's settings.
+ * bf_module.c
+ *		The module's entry point: its magic block, _PG_init, and the
+ *		definition of every bloomfilter.* setting.
+ *
+ * It stands above every folder of src/ and calls down into them: each
+ * concern owns the variables of its settings (agg/: agg_max_capacity;
+ * autojoin/: default_fpr and join_pushdown*), and offers what must run at
+ * load (autojoin/: the planner hook; index/slice/: the reloptions).  No
+ * file calls into this one.
  */
 #include "bloomfilter.h"
+#include "agg/bf_agg.h"
+#include "autojoin/bf_autojoin.h"
 #include "index/slice/bf_slice_index.h"
 
 #include <limits.h>
@@ -18,40 +27,12 @@
 PG_MODULE_MAGIC;
 
 /*
- * bloomfilter.default_fpr: the rate of the filters automatic Bloom-joins
- * build, bloom_agg(key, rate).  A planner setting: it changes plans, never
- * what a function returns (bloom_agg(x) sizes for 1% whatever it says, so
- * that a pushed-down bloom_agg(x) equals the local one).
- */
-double		bloomfilter_default_fpr = 0.01;
-
-/*
- * bloomfilter.agg_max_capacity: how many distinct keys a self-sizing
- * bloom_agg(x) filter can hold at the target rate.  It sets the size of the
- * largest filter the aggregate makes, and so its peak memory per group (the
- * hash buffer that comes first takes at most half of that).  It is the one
- * setting that can change what an aggregate returns: only past it, for more
- * distinct keys than it allows, and then with a WARNING (agg/bf_agg_entry.c).
- */
-int			bloomfilter_agg_max_capacity = 100000000;
-
-/*
  * bloomfilter.simd: probes of many keys in one call (bloom_contains_all,
  * bloom_filter_array) use AVX2 on blocked filters when the CPU has it.
  * The answers are the same either way; off exists to measure the
  * difference (test/bench/batch_bench.sh) and to rule the SIMD path out.
  */
 static bool bloomfilter_simd = true;
-
-/*
- * Automatic Bloom-joins (autojoin/bf_autojoin_hook.c): bloomfilter.join_pushdown turns
- * them on; a filter goes only to foreign scans that return at least
- * join_pushdown_min_rows rows and is expected to keep at most
- * join_pushdown_max_fraction of them.
- */
-bool		bloomfilter_join_pushdown = true;
-double		bloomfilter_join_pushdown_min_rows = 10000;
-double		bloomfilter_join_pushdown_max_fraction = 0.5;
 
 static void
 assign_simd(bool newval, void *extra pg_attribute_unused())
@@ -113,7 +94,7 @@ show_join_pushdown(void)
  * the user's value is gone.  One more WARNING says so, naming the setting,
  * the value refused and the value in force.
  */
-static const char *const bf_setting_names[] = {
+static const char *const bloom_setting_names[] = {
 	"bloomfilter.default_fpr",
 	"bloomfilter.agg_max_capacity",
 	"bloomfilter.simd",
@@ -121,7 +102,7 @@ static const char *const bf_setting_names[] = {
 	"bloomfilter.join_pushdown_min_rows",
 	"bloomfilter.join_pushdown_max_fraction",
 };
-#define BF_NSETTINGS lengthof(bf_setting_names)
+#define BLOOM_NSETTINGS lengthof(bloom_setting_names)
 
 /* The placeholders' values, before the settings are defined. */
 static void
@@ -129,9 +110,9 @@ placeholders_before(char **before)
 {
 	int			i;
 
-	for (i = 0; i < (int) BF_NSETTINGS; i++)
+	for (i = 0; i < (int) BLOOM_NSETTINGS; i++)
 	{
-		const char *v = GetConfigOption(bf_setting_names[i], true, false);
+		const char *v = GetConfigOption(bloom_setting_names[i], true, false);
 
 		before[i] = v ? MemoryContextStrdup(TopMemoryContext, v) : NULL;
 	}
@@ -143,19 +124,19 @@ placeholders_check(char **before)
 {
 	int			i;
 
-	for (i = 0; i < (int) BF_NSETTINGS; i++)
+	for (i = 0; i < (int) BLOOM_NSETTINGS; i++)
 	{
 		if (before[i] == NULL)
 			continue;
 		/* the check SET makes, changing nothing, saying nothing: 0 if refused */
-		if (set_config_option(bf_setting_names[i], before[i], PGC_USERSET,
+		if (set_config_option(bloom_setting_names[i], before[i], PGC_USERSET,
 							  PGC_S_SESSION, GUC_ACTION_SET, false, DEBUG5,
 							  false) == 0)
 			ereport(WARNING,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("%s = '%s', given before bloomfilter was loaded, is refused: the setting is %s",
-							bf_setting_names[i], before[i],
-							GetConfigOption(bf_setting_names[i], false, false)),
+							bloom_setting_names[i], before[i],
+							GetConfigOption(bloom_setting_names[i], false, false)),
 					 errhint("Set it again now that the library is loaded (pg_settings gives its range), or load the library before setting it: LOAD 'bloomfilter', or preload it.")));
 		pfree(before[i]);
 	}
@@ -166,7 +147,7 @@ void		_PG_init(void);
 void
 _PG_init(void)
 {
-	char	   *before[BF_NSETTINGS];
+	char	   *before[BLOOM_NSETTINGS];
 
 	placeholders_before(before);
 	DefineCustomRealVariable("bloomfilter.default_fpr",
