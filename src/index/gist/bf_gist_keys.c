@@ -30,8 +30,19 @@
  * own bf_probe_hash and nothing here repeats how positions are derived:
  * only the rule the format documents for folding is relied on.
  *
+ * A parquet filter is mapped as a blocked one, with its 256-bit blocks
+ * (chosen by the same multiply-shift).  A spark filter places a key's bits
+ * at c mod m, for values c that do not depend on m: such a filter folds
+ * exactly only onto a size dividing m.  Its bits are folded onto g =
+ * gcd(m, S) bits (g is whole 64-bit words, as m and S are) and that is
+ * repeated S / g times: signature bit s is set when some bit p = s mod g
+ * is, and a key of the filter, at c mod m, has c mod S = c mod g modulo g,
+ * so the bit a probe at size S asks for is set, whatever m is.  (Where g
+ * is small the signature is dense and prunes little; it never loses a row.)
+ *
  * So the signature of every filter that hashes keys the same way (same
- * layout, k and seed: one "hashing") is comparable, whatever its size: if
+ * layout, k and seed, and parquet's physical type or spark's version: one
+ * "hashing") is comparable, whatever its size: if
  * a filter may contain x, every signature bit x asks for is set in the
  * filter's signature and so in every inner key above it.  An inner key
  * records the hashing of the filters below it; when they differ it is
