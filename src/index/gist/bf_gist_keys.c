@@ -244,12 +244,19 @@ gbloom_summary_of_sig(const GBloomSig *k, GBloomSummary *s)
 	s->sig = NULL;
 }
 
+/*
+ * Do a and b hash keys alike?  A parquet key's encoding also depends on
+ * the filter's key family (a timestamptz probe of a timestamp column is
+ * read in the session's zone), so for parquet the family is part of it.
+ */
 bool
 gbloom_same_hashing(const GBloomSummary *a, const GBloomSummary *b)
 {
 	return !((a->flags | b->flags) & GBK_MIXED_HASHING) &&
 		a->layout == b->layout && a->hashes == b->hashes && a->seed == b->seed &&
-		a->param == b->param;
+		a->param == b->param &&
+		(a->layout != BF_LAYOUT_PARQUET ||
+		 (a->family == b->family && a->type_tag == b->type_tag));
 }
 
 /* Would a and b disagree on family or size (a reason for a seq-scan error)? */
