@@ -47,11 +47,11 @@ REGRESS = bloom_basics bloom_families bloom_combine bloom_estimates \
 	bloom_gist bloom_gist_memory bloom_planner bloom_security bloom_counting bloom_window \
 	bloom_scalable bloom_batch bloom_value_compare bloom_key_hashing bloom_caches \
 	bloom_slice bloom_slice_scan bloom_slice_edges bloom_comments bloom_edges bloom_hints bloom_index_choice bloom_parquet \
-	bloom_named_rows bloom_settings_load bloom_frozen bloom_join_probe bloom_spark
+	bloom_named_rows bloom_settings_load bloom_frozen bloom_join_probe bloom_spark bloom_engines_index
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 # left out by check-fast: each takes over ten seconds of the suite's ninety
 # (measured on the 2-core development machine); the full suite runs them
-REGRESS_SLOW = bloom_gist bloom_key_hashing bloom_slice bloom_slice_scan bloom_slice_edges
+REGRESS_SLOW = bloom_gist bloom_key_hashing bloom_slice bloom_slice_scan bloom_slice_edges bloom_engines_index
 REGRESS_FAST = $(filter-out $(REGRESS_SLOW),$(REGRESS))
 
 PG_CONFIG ?= pg_config

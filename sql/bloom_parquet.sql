@@ -121,7 +121,7 @@ FROM pqk WHERE x <= 700;
 SELECT bloom_union(bloom_add(bloom_empty(10, 0.01, 'parquet'), 1), bloom_add(bloom_empty(10, 0.01, 'parquet'), 1::int8));
 SELECT bloom_union(bloom_empty(10, 0.01, 'parquet'), bloom_empty(10, 0.01, 'blocked'));
 
--- the lake index: one filter a file, behind bloomslice (GiST refuses them)
+-- the lake index: one filter a file, behind bloomslice and GiST
 CREATE TEMP TABLE lake AS
 SELECT i AS file, bloom_agg(g, 1000, 0.01, 'parquet') AS f
 FROM generate_series(1, 40) i, generate_series(i * 100, i * 100 + 99) g GROUP BY i;

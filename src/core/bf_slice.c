@@ -156,8 +156,12 @@ bs_superset_positions(int layout, uint64_t nbits, const uint8_t *qbits,
 
 			word &= word - 1;
 			/* q folded to the filters' size, as bf_fold_or folds */
-			if (layout == BF_LAYOUT_BLOCKED)
-				fp = ((p / BF_BLOCK_BITS) >> sq) * BF_BLOCK_BITS + p % BF_BLOCK_BITS;
+			if (layout == BF_LAYOUT_BLOCKED || layout == BF_LAYOUT_PARQUET)
+			{
+				uint64_t	bb = bs_fold_block_bits(layout);
+
+				fp = ((p / bb) >> sq) * bb + p % bb;
+			}
 			else
 				fp = p >> sq;
 			if (n > 0 && pos[n - 1] == fp)

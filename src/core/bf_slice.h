@@ -116,16 +116,28 @@ extern int64_t bs_superset_positions(int layout, uint64_t nbits, const uint8_t *
 									 uint64_t qnbits, uint64_t *pos, int64_t max,
 									 int *shift);
 
+/*
+ * The unit folding keeps whole (bf_fold_or): a block of blocked and parquet
+ * filters, 1 bit otherwise.
+ */
+static inline uint64_t
+bs_fold_block_bits(int layout)
+{
+	return layout == BF_LAYOUT_BLOCKED ? BF_BLOCK_BITS :
+		layout == BF_LAYOUT_PARQUET ? BF_PARQUET_BLOCK_BITS : 1;
+}
+
 /* The i-th slice of a larger filter that folds onto bit p (see above). */
 static inline uint64_t
 bs_fold_slice(int layout, uint64_t p, int shift, uint64_t i)
 {
-	if (layout == BF_LAYOUT_BLOCKED)
+	if (layout == BF_LAYOUT_BLOCKED || layout == BF_LAYOUT_PARQUET)
 	{
-		uint64_t	blk = p / BF_BLOCK_BITS,
-					off = p % BF_BLOCK_BITS;
+		uint64_t	bb = bs_fold_block_bits(layout);
+		uint64_t	blk = p / bb,
+					off = p % bb;
 
-		return ((blk << shift) + i) * BF_BLOCK_BITS + off;
+		return ((blk << shift) + i) * bb + off;
 	}
 	return (p << shift) + i;
 }

@@ -36,6 +36,9 @@ extern bool bloom_parquet_check_probe(const bf_view *v, const BloomKeyType *kt);
 extern bool bloom_parquet_probe(const bf_view *v, const BloomKeyType *kt,
 								Datum value);
 
+/* Would bloom_parquet_check_probe(v, kt) pass?  (never an ERROR) */
+extern bool bloom_parquet_can_probe(const bf_view *v, const BloomKeyType *kt);
+
 /*
  * For an index: the one encoding a key has in parquet filters of physical
  * type param holding keys of family (never an ERROR for a type that cannot

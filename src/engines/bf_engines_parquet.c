@@ -438,6 +438,18 @@ known_type(Oid typid)
 	return false;
 }
 
+/*
+ * Would bloom_parquet_check_probe(v, kt) pass without an ERROR?  The
+ * indexes leave the probes it refuses to the table's recheck, which raises
+ * the error for visible rows only.
+ */
+bool
+bloom_parquet_can_probe(const bf_view *v, const BloomKeyType *kt)
+{
+	return known_type(kt->typid) &&
+		(v->param == BF_PQ_UNSET || compatible(v, kt));
+}
+
 int
 bloom_parquet_index_hash(unsigned param, uint16 family, const BloomKeyType *kt,
 						 Datum value, uint64 *h)

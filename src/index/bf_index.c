@@ -122,9 +122,10 @@ bloom_index_key_type(BloomKeyType *kt, Oid typid, Datum value,
 						mcxt);
 }
 
-uint64
-bloom_index_seed_hash(BloomSeedHashes *sh, const BloomKeyType *kt,
-					  Datum value, uint64 seed, MemoryContext hashcxt)
+/* The cached hash of the key under seed, by this extension's or Spark's hashing. */
+static uint64
+seed_hash(BloomSeedHashes *sh, const BloomKeyType *kt, Datum value,
+		  uint64 seed, MemoryContext hashcxt, bool spark)
 {
 	uint64		h;
 	int			slot;
@@ -136,14 +137,33 @@ bloom_index_seed_hash(BloomSeedHashes *sh, const BloomKeyType *kt,
 	{
 		MemoryContext old = MemoryContextSwitchTo(hashcxt);
 
-		h = bloom_hash_value(kt, value, seed);
+		h = spark ? bloom_spark_hash(kt, value, seed) :
+			bloom_hash_value(kt, value, seed);
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(hashcxt);
 	}
 	else
-		h = bloom_hash_value(kt, value, seed);
+		h = spark ? bloom_spark_hash(kt, value, seed) :
+			bloom_hash_value(kt, value, seed);
 	slot = sh->n < BLOOM_INDEX_NSEEDS ? sh->n++ : (int) (seed % BLOOM_INDEX_NSEEDS);
 	sh->seed[slot] = seed;
 	sh->hash[slot] = h;
 	return h;
+}
+
+uint64
+bloom_index_seed_hash(BloomSeedHashes *sh, const BloomKeyType *kt,
+					  Datum value, uint64 seed, MemoryContext hashcxt)
+{
+	return seed_hash(sh, kt, value, seed, hashcxt, false);
+}
+
+uint64
+bloom_index_layout_hash(BloomLayoutHashes *lh, const BloomKeyType *kt,
+						Datum value, int layout, uint64 seed,
+						MemoryContext hashcxt)
+{
+	if (layout == BF_LAYOUT_SPARK)
+		return seed_hash(&lh->spark, kt, value, seed, hashcxt, true);
+	return seed_hash(&lh->own, kt, value, seed, hashcxt, false);
 }

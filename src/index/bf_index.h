@@ -64,4 +64,19 @@ extern uint64 bloom_index_seed_hash(BloomSeedHashes *sh, const BloomKeyType *kt,
 									Datum value, uint64 seed,
 									MemoryContext hashcxt);
 
+/*
+ * The same for filters of any layout: a spark filter hashes keys as Spark
+ * does (bloom_spark_hash, which the key type must accept), the others as
+ * bloom_hash_value; each has its own cache, as one seed means both.
+ */
+typedef struct BloomLayoutHashes
+{
+	BloomSeedHashes own;
+	BloomSeedHashes spark;
+} BloomLayoutHashes;
+
+extern uint64 bloom_index_layout_hash(BloomLayoutHashes *lh, const BloomKeyType *kt,
+									  Datum value, int layout, uint64 seed,
+									  MemoryContext hashcxt);
+
 #endif							/* BF_INDEX_H */

@@ -257,17 +257,20 @@ bloomfilter_to_spark(PG_FUNCTION_ARGS)
 }
 
 /*
- * The indexes place a key's bits by the classic and blocked layouts'
- * hashing: a spark filter is refused by them rather than indexed under
- * positions its keys do not have.
+ * Whether bloom_spark_check_key passes for kt, without an ERROR: the
+ * indexes ask it so that a probe a sequential scan would refuse is left to
+ * the table's recheck, which raises the error for visible rows only.
  */
-void
-bloom_spark_not_indexed(const bf_view *v, const char *am)
+bool
+bloom_spark_key_ok(const BloomKeyType *kt)
 {
-	if (v->layout == BF_LAYOUT_SPARK)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("a %s index does not take bloomfilters of layout spark", am),
-				 errdetail("Its keys hash as Spark hashes them, which the index's searches do not."),
-				 errhint("Index a filter of layout classic or blocked, or probe the spark filters without an index.")));
+	switch (kt->typid)
+	{
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case BYTEAOID:
+			return true;
+	}
+	return spark_string_type(kt->typid);
 }

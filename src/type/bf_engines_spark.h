@@ -27,7 +27,7 @@ extern struct varlena *bloom_spark_empty(int64 capacity, double fpr, int64 seed)
 /* bloom_empty_bits(bits, hashes, 'spark', seed): bits rounded to words. */
 extern struct varlena *bloom_spark_empty_bits(int64 bits, int32 hashes, int64 seed);
 
-/* ERROR if v is a spark filter: the indexes (am: "GiST", "bloomslice") do not take one. */
-extern void bloom_spark_not_indexed(const bf_view *v, const char *am);
+/* Would bloom_spark_check_key accept kt?  (never an ERROR) */
+extern bool bloom_spark_key_ok(const BloomKeyType *kt);
 
 #endif							/* BF_ENGINES_SPARK_H */

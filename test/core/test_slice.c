@@ -246,6 +246,10 @@ test_slice_superset(void)
 	test_superset(BF_LAYOUT_BLOCKED, 2048, 2048);
 	test_superset(BF_LAYOUT_BLOCKED, 4096, 1024);
 	test_superset(BF_LAYOUT_BLOCKED, 1024, 4096);
+	/* parquet folds whole 256-bit blocks, as blocked folds its 512-bit ones */
+	test_superset(BF_LAYOUT_PARQUET, 2048, 2048);
+	test_superset(BF_LAYOUT_PARQUET, 4096, 1024);
+	test_superset(BF_LAYOUT_PARQUET, 1024, 4096);
 }
 
 /*

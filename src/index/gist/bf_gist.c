@@ -32,6 +32,7 @@
  */
 #include "engines/bf_engines.h"
 #include "index/gist/bf_gist_index.h"
+#include "type/bf_engines_spark.h"
 
 #include "access/gist.h"
 #include "access/stratnum.h"
@@ -66,7 +67,8 @@ typedef struct GBloomRange
 {
 	uint32		lo;
 	uint32		hi;
-	uint8		mask[BF_BLOCK_BYTES];	/* blocked: q's bits; classic: unused */
+	uint8		mask[BF_BLOCK_BYTES];	/* blocked, parquet: q's bits; else
+										 * unused */
 } GBloomRange;
 
 typedef struct GBloomQuery
@@ -100,9 +102,9 @@ typedef struct GBloomQuery
 	char	   *qbytes;
 	int			strategy;
 
-	/* key probes: the key, its hash per seed */
+	/* key probes: the key, its hash per hashing and seed */
 	Datum		value;
-	BloomSeedHashes seedhash;
+	BloomLayoutHashes lh;
 
 	/* superset queries: q, and what it needs of a signature */
 	struct varlena *qf;
@@ -218,11 +220,12 @@ query_state(FunctionCallInfo fcinfo, Datum query, int strategy)
 	return q;
 }
 
-/* The key's hash under a seed (a few seeds are remembered). */
+/* The key's hash for a layout and seed (a few seeds are remembered). */
 static uint64
-query_hash(GBloomQuery *q, uint64 seed)
+query_hash(GBloomQuery *q, int layout, uint64 seed)
 {
-	return bloom_index_seed_hash(&q->seedhash, &q->kt, q->value, seed, q->hashcxt);
+	return bloom_index_layout_hash(&q->lh, &q->kt, q->value, layout, seed,
+								   q->hashcxt);
 }
 
 typedef struct ReqBuild
@@ -233,7 +236,7 @@ typedef struct ReqBuild
 
 /* One span of gbloom_sig_spans: into req_single, or a range of its own */
 static void
-req_span(uint64 lo64, uint64 hi64, const uint8 *blk, void *arg)
+req_span(uint64 lo64, uint64 hi64, const uint8 *blk, int bblk, void *arg)
 {
 	ReqBuild   *rb = (ReqBuild *) arg;
 	GBloomQuery *q = rb->q;
@@ -243,7 +246,7 @@ req_span(uint64 lo64, uint64 hi64, const uint8 *blk, void *arg)
 	if (lo == hi)
 	{
 		if (blk != NULL)
-			sig_or(q->req_single + (Size) lo * BF_BLOCK_BYTES, blk, BF_BLOCK_BYTES);
+			sig_or(q->req_single + (Size) lo * bblk, blk, bblk);
 		else
 			set_bit(q->req_single, lo);
 		return;
@@ -252,7 +255,7 @@ req_span(uint64 lo64, uint64 hi64, const uint8 *blk, void *arg)
 		q->ranges[q->nranges - 1].hi == hi)
 	{
 		if (blk != NULL)
-			sig_or(q->ranges[q->nranges - 1].mask, blk, BF_BLOCK_BYTES);
+			sig_or(q->ranges[q->nranges - 1].mask, blk, bblk);
 		return;
 	}
 	if (q->nranges == rb->cap)
@@ -263,7 +266,7 @@ req_span(uint64 lo64, uint64 hi64, const uint8 *blk, void *arg)
 	q->ranges[q->nranges].lo = lo;
 	q->ranges[q->nranges].hi = hi;
 	if (blk != NULL)
-		memcpy(q->ranges[q->nranges].mask, blk, BF_BLOCK_BYTES);
+		memcpy(q->ranges[q->nranges].mask, blk, bblk);
 	q->nranges++;
 }
 
@@ -301,13 +304,15 @@ superset_sig_ok(const GBloomQuery *q, const uint8 *sig, int siglen)
 	{
 		const GBloomRange *rg = &q->ranges[r];
 
-		if (q->qv.layout == BF_LAYOUT_BLOCKED)
+		if (q->qv.layout == BF_LAYOUT_BLOCKED || q->qv.layout == BF_LAYOUT_PARQUET)
 		{
+			int			bblk = q->qv.layout == BF_LAYOUT_BLOCKED ?
+				BF_BLOCK_BYTES : BF_PARQUET_BLOCK_BYTES;
 			uint8		acc[BF_BLOCK_BYTES] = {0};
 
 			for (uint32 s = rg->lo; s <= rg->hi; s++)
-				sig_or(acc, sig + (Size) s * BF_BLOCK_BYTES, BF_BLOCK_BYTES);
-			if (sig_added(acc, rg->mask, BF_BLOCK_BYTES) != 0)
+				sig_or(acc, sig + (Size) s * bblk, bblk);
+			if (sig_added(acc, rg->mask, bblk) != 0)
 				return false;
 		}
 		else
@@ -329,29 +334,55 @@ superset_sig_ok(const GBloomQuery *q, const uint8 *sig, int siglen)
  * May the filters summarized by a signature key contain the key?  The
  * signature of one hashing is itself a filter of S bits of that hashing
  * (filter_to_sig maps each bit exactly where a probe at size S looks), so
- * the test is the core's own probe on it.
+ * the test is the core's own probe on it.  A parquet key is hashed as the
+ * one encoding it has in the filters' physical type; where it has several
+ * (-0.0 and 0.0, NaN) or the table must judge, the key says "maybe".
  */
 static bool
 probe_sig_consistent(GBloomQuery *q, const GBloomSig *k, int siglen)
 {
 	bf_view		sv;
+	uint64		h;
 
 	/* keys of other hashings, or families that would raise an error: go on */
 	if (k->flags & (GBK_MIXED_HASHING | GBK_MIXED_FAMILY))
-		return true;
-	if (k->family == BF_FAMILY_NONE)
-		return false;			/* all empty: they contain nothing */
-	if (k->family != q->kt.family || k->type_tag != q->kt.type_tag)
-		return true;
-	if (k->flags & GBK_ALLTRUE)
 		return true;
 	memset(&sv, 0, sizeof(sv));
 	sv.layout = k->layout;
 	sv.hashes = k->hashes;
 	sv.seed = k->seed;
+	sv.param = k->param;
+	sv.family = k->family;
+	sv.type_tag = k->type_tag;
 	sv.nbits = (uint64) siglen * 8;
 	sv.bits = (uint8 *) k->sig;
-	return bf_probe_hash(&sv, query_hash(q, k->seed));
+	if (k->layout == BF_LAYOUT_PARQUET)
+	{
+		/* a probe the table refuses: the recheck raises the error */
+		if (!bloom_parquet_can_probe(&sv, &q->kt))
+			return true;
+		switch (bloom_parquet_index_hash(k->param, k->family, &q->kt, q->value, &h))
+		{
+			case 0:
+				return false;	/* no such filter can hold the key */
+			case 1:
+				break;
+			default:
+				return true;
+		}
+		return (k->flags & GBK_ALLTRUE) || bf_probe_hash(&sv, h);
+	}
+	if (k->layout == BF_LAYOUT_SPARK && !bloom_spark_key_ok(&q->kt))
+		return true;			/* the table raises the error */
+	if (k->family == BF_FAMILY_NONE)
+		return false;			/* all empty: they contain nothing */
+	/* a filter read from Spark holds any key Spark hashes */
+	if (!(k->layout == BF_LAYOUT_SPARK && k->family == BF_FAMILY_SPARK) &&
+		(k->family != q->kt.family || k->type_tag != q->kt.type_tag))
+		return true;
+	if (k->flags & GBK_ALLTRUE)
+		return true;
+	return bf_probe_hash(&sv, query_hash(q, k->layout, k->seed));
 }
 
 /* May a filter summarized by a signature key be a superset of q? */
@@ -435,6 +466,43 @@ superset_leaf(GBloomQuery *q, const void *key, bool *recheck)
 }
 
 /*
+ * The exact probe of a filter held by a leaf key, as bloom_contains does
+ * it.  Where a sequential scan raises an error (another key family, a key
+ * the layout does not take), the row goes to the table's recheck, which
+ * raises it only if the row is visible.
+ */
+static bool
+probe_leaf(GBloomQuery *q, const bf_view *v, bool *recheck)
+{
+	if (v->layout == BF_LAYOUT_PARQUET)
+	{
+		if (!bloom_parquet_can_probe(v, &q->kt))
+		{
+			*recheck = true;
+			return true;
+		}
+		if (v->param == BF_PQ_UNSET)
+			return false;		/* empty: contains nothing */
+		/* every encoding of the key, as bloom_contains tries them */
+		return bloom_parquet_probe(v, &q->kt, q->value);
+	}
+	if (v->layout == BF_LAYOUT_SPARK && !bloom_spark_key_ok(&q->kt))
+	{
+		*recheck = true;
+		return true;
+	}
+	if (v->family == BF_FAMILY_NONE)
+		return false;			/* empty: contains nothing */
+	if (!(v->layout == BF_LAYOUT_SPARK && v->family == BF_FAMILY_SPARK) &&
+		(v->family != q->kt.family || v->type_tag != q->kt.type_tag))
+	{
+		*recheck = true;
+		return true;
+	}
+	return bf_probe_hash(v, query_hash(q, v->layout, v->seed));
+}
+
+/*
  * gbloom_consistent(entry, query, strategy, subtype, recheck).  Leaf keys
  * holding a filter are tested exactly; signature keys say "maybe", and a
  * leaf signature's "maybe" is rechecked on the table.
@@ -467,19 +535,7 @@ gbloom_consistent(PG_FUNCTION_ARGS)
 			bf_view		v;
 
 			gbloom_leaf_filter(key, &v);
-			if (v.family == BF_FAMILY_NONE)
-				res = false;	/* empty: contains nothing */
-			else if (v.family != q->kt.family || v.type_tag != q->kt.type_tag)
-			{
-				/*
-				 * The family error of a sequential scan, raised by the
-				 * recheck on the table only if the row is visible.
-				 */
-				*recheck = true;
-				res = true;
-			}
-			else
-				res = bf_probe_hash(&v, query_hash(q, v.seed));
+			res = probe_leaf(q, &v, recheck);
 		}
 		PG_RETURN_BOOL(res);
 	}
@@ -510,5 +566,5 @@ gbloom_contains(PG_FUNCTION_ARGS)
 	/* parquet: every encoding of the key, as bloom_contains tries them */
 	if (v.layout == BF_LAYOUT_PARQUET)
 		PG_RETURN_BOOL(bloom_parquet_probe(&v, &q->kt, q->value));
-	PG_RETURN_BOOL(bf_probe_hash(&v, query_hash(q, v.seed)));
+	PG_RETURN_BOOL(bf_probe_hash(&v, query_hash(q, v.layout, v.seed)));
 }

@@ -65,10 +65,13 @@ typedef struct GBloomSig
 	uint8		hashes;
 	uint8		unused;
 	uint16		family;
-	uint16		unused2;
+	uint16		param;			/* the layout's parameter (parquet: physical
+								 * type, spark: version); 0 for classic and
+								 * blocked, as the padding it was in 1.0 */
 	uint32		type_tag;
 	uint64		seed;
-	uint64		size_odd;		/* odd part of m: sizes fold iff equal */
+	uint64		size_odd;		/* odd part of m: sizes fold iff equal
+								 * (spark: m, as its sizes never fold) */
 	uint8		sig[FLEXIBLE_ARRAY_MEMBER]; /* siglen bytes, or none */
 } GBloomSig;
 
@@ -95,6 +98,7 @@ typedef struct GBloomSummary
 	uint8		layout;
 	uint8		hashes;
 	uint16		family;
+	uint16		param;
 	uint32		type_tag;
 	uint64		seed;
 	uint64		size_odd;
@@ -134,32 +138,71 @@ sig_or(uint8 *dst, const uint8 *src, int siglen)
  * for the keys (filter_to_sig) and the superset query (superset_req): span
  * is called once per set bit p of a classic filter, with the signature
  * bits lo..hi it maps to (floor(p*S/m) .. ceil((p+1)*S/m) - 1) and blk
- * NULL, and once per non-empty block b of n of a blocked filter, with the
- * signature blocks lo..hi it maps to (floor(b*B/n) .. ceil((b+1)*B/n) - 1)
- * and blk its 64 bytes.  p*S stays below 2^48 (m < 2^33, S < 2^14).
- * Inlined, so that each caller's span is too.
+ * NULL, and once per non-empty block b of n of a blocked or parquet
+ * filter, with the signature blocks lo..hi it maps to (floor(b*B/n) ..
+ * ceil((b+1)*B/n) - 1) and blk its bblk bytes (64 blocked, 32 parquet).
+ * A spark filter's bit p stands for every signature bit s with s = p
+ * modulo g = gcd(m, S) (both are whole 64-bit words): span is called
+ * with lo = hi = s and blk NULL for each.  p*S stays below 2^48 (m < 2^33,
+ * S < 2^14).  Inlined, so that each caller's span is too.
  */
 static inline void
 gbloom_sig_spans(const bf_view *v, int siglen,
-				 void (*span) (uint64 lo, uint64 hi, const uint8 *blk, void *arg),
+				 void (*span) (uint64 lo, uint64 hi, const uint8 *blk, int bblk, void *arg),
 				 void *arg)
 {
 	uint64		sbits = (uint64) siglen * 8;
 
-	if (v->layout == BF_LAYOUT_BLOCKED)
+	if (v->layout == BF_LAYOUT_BLOCKED || v->layout == BF_LAYOUT_PARQUET)
 	{
-		uint64		nb = v->nbits / BF_BLOCK_BITS;
-		uint64		sb = sbits / BF_BLOCK_BITS;
+		uint64		bbits = v->layout == BF_LAYOUT_BLOCKED ?
+			BF_BLOCK_BITS : BF_PARQUET_BLOCK_BITS;
+		int			bblk = (int) (bbits / 8);
+		uint64		nb = v->nbits / bbits;
+		uint64		sb = sbits / bbits;
 
 		for (uint64 b = 0; b < nb; b++)
 		{
-			const uint8 *blk = v->bits + b * BF_BLOCK_BYTES;
+			const uint8 *blk = v->bits + b * bblk;
 			uint64		any = 0;
 
-			for (int i = 0; i < BF_BLOCK_BYTES; i += 8)
+			for (int i = 0; i < bblk; i += 8)
 				any |= load64(blk + i);
 			if (any != 0)
-				span(b * sb / nb, ((b + 1) * sb - 1) / nb, blk, arg);
+				span(b * sb / nb, ((b + 1) * sb - 1) / nb, blk, bblk, arg);
+		}
+	}
+	else if (v->layout == BF_LAYOUT_SPARK)
+	{
+		/* fold to g = gcd(m, S) bits, whole words, then repeat it over S */
+		uint64		a = v->nbits,
+					g = sbits;
+		uint64		gw;
+		uint64		folded[GBLOOM_SIGLEN_MAX / 8];
+
+		while (a != 0)
+		{
+			uint64		t = g % a;
+
+			g = a;
+			a = t;
+		}
+		gw = g / 64;
+		memset(folded, 0, gw * 8);
+		for (uint64 w = 0; w < v->nbits / 64; w++)
+			folded[w % gw] |= load64(v->bits + w * 8);
+		for (uint64 w = 0; w < gw; w++)
+		{
+			uint64		word = BF_BSWAP64(folded[w]);
+
+			while (word)
+			{
+				uint64		p = w * 64 + (uint64) __builtin_ctzll(word);
+
+				word &= word - 1;
+				for (uint64 s = p; s < sbits; s += g)
+					span(s, s, NULL, 0, arg);
+			}
 		}
 	}
 	else
@@ -175,7 +218,7 @@ gbloom_sig_spans(const bf_view *v, int siglen,
 				uint64		p = w * 64 + (uint64) __builtin_ctzll(word);
 
 				word &= word - 1;
-				span(p * sbits / m, ((p + 1) * sbits - 1) / m, NULL, arg);
+				span(p * sbits / m, ((p + 1) * sbits - 1) / m, NULL, 0, arg);
 			}
 		}
 	}

@@ -30,8 +30,19 @@
  * own bf_probe_hash and nothing here repeats how positions are derived:
  * only the rule the format documents for folding is relied on.
  *
+ * A parquet filter is mapped as a blocked one, with its 256-bit blocks
+ * (chosen by the same multiply-shift).  A spark filter places a key's bits
+ * at c mod m, for values c that do not depend on m: such a filter folds
+ * exactly only onto a size dividing m.  Its bits are folded onto g =
+ * gcd(m, S) bits (g is whole 64-bit words, as m and S are) and that is
+ * repeated S / g times: signature bit s is set when some bit p = s mod g
+ * is, and a key of the filter, at c mod m, has c mod S = c mod g modulo g,
+ * so the bit a probe at size S asks for is set, whatever m is.  (Where g
+ * is small the signature is dense and prunes little; it never loses a row.)
+ *
  * So the signature of every filter that hashes keys the same way (same
- * layout, k and seed: one "hashing") is comparable, whatever its size: if
+ * layout, k and seed, and parquet's physical type or spark's version: one
+ * "hashing") is comparable, whatever its size: if
  * a filter may contain x, every signature bit x asks for is set in the
  * filter's signature and so in every inner key above it.  An inner key
  * records the hashing of the filters below it; when they differ it is
@@ -40,7 +51,6 @@
  * the keys near the root are mixed.
  */
 #include "index/gist/bf_gist_index.h"
-#include "type/bf_engines_spark.h"
 
 #include <math.h>
 
@@ -82,16 +92,16 @@ sig_hamming(const uint8 *a, const uint8 *b, int siglen)
 	return n;
 }
 
-/* One span of gbloom_sig_spans: the bit, or the block's 512 bits ORed, set */
+/* One span of gbloom_sig_spans: the bit, or the block's bits ORed, set */
 static void
-sig_span(uint64 lo, uint64 hi, const uint8 *blk, void *arg)
+sig_span(uint64 lo, uint64 hi, const uint8 *blk, int bblk, void *arg)
 {
 	uint8	   *sig = (uint8 *) arg;
 
 	for (uint64 s = lo; s <= hi; s++)
 	{
 		if (blk != NULL)
-			sig_or(sig + s * BF_BLOCK_BYTES, blk, BF_BLOCK_BYTES);
+			sig_or(sig + s * bblk, blk, bblk);
 		else
 			set_bit(sig, s);
 	}
@@ -121,9 +131,35 @@ gbloom_summary_of_view(const bf_view *v, GBloomSummary *s)
 	s->layout = v->layout;
 	s->hashes = v->hashes;
 	s->family = v->family;
+	s->param = v->layout == BF_LAYOUT_PARQUET || v->layout == BF_LAYOUT_SPARK ?
+		v->param : 0;
 	s->type_tag = v->type_tag;
 	s->seed = v->seed;
-	s->size_odd = odd_part(v->nbits);
+	/* spark sizes never fold (bf_compatible): the class is the size */
+	s->size_odd = v->layout == BF_LAYOUT_SPARK ? v->nbits : odd_part(v->nbits);
+}
+
+/* Is a signature key's hashing one a filter can have? */
+static bool
+sig_hashing_valid(const GBloomSig *k)
+{
+	switch (k->layout)
+	{
+		case BF_LAYOUT_CLASSIC:
+			return k->param == 0 &&
+				bf_check_filter_geometry(k->layout, k->hashes, 64) == BF_OK;
+		case BF_LAYOUT_BLOCKED:
+			return k->param == 0 &&
+				bf_check_filter_geometry(k->layout, k->hashes, BF_BLOCK_BITS) == BF_OK;
+		case BF_LAYOUT_PARQUET:
+			return bf_parquet_type_valid(k->param) && k->seed == 0 &&
+				bf_check_filter_geometry(k->layout, k->hashes,
+										 BF_PARQUET_BLOCK_BITS) == BF_OK;
+		case BF_LAYOUT_SPARK:
+			return bf_spark_param_valid(k->param, k->seed) &&
+				bf_check_filter_geometry(k->layout, k->hashes, 64) == BF_OK;
+	}
+	return false;
 }
 
 void
@@ -133,9 +169,7 @@ gbloom_check_sig_key(const GBloomSig *k, int siglen)
 	bool		nobits = (k->flags & (GBK_ALLTRUE | GBK_MIXED_HASHING)) != 0;
 
 	if (len != GBK_SIG_HDRSZ + (nobits ? 0 : (Size) siglen) ||
-		(!(k->flags & GBK_MIXED_HASHING) &&
-		 bf_check_geometry(k->layout, k->hashes,
-						   k->layout == BF_LAYOUT_BLOCKED ? BF_BLOCK_BITS : 64) != BF_OK))
+		(!(k->flags & GBK_MIXED_HASHING) && !sig_hashing_valid(k)))
 		ereport(ERROR,
 				(errcode(ERRCODE_INDEX_CORRUPTED),
 				 errmsg("bloomfilter GiST signature key is damaged"),
@@ -203,17 +237,26 @@ gbloom_summary_of_sig(const GBloomSig *k, GBloomSummary *s)
 	s->layout = k->layout;
 	s->hashes = k->hashes;
 	s->family = k->family;
+	s->param = k->param;
 	s->type_tag = k->type_tag;
 	s->seed = k->seed;
 	s->size_odd = k->size_odd;
 	s->sig = NULL;
 }
 
+/*
+ * Do a and b hash keys alike?  A parquet key's encoding also depends on
+ * the filter's key family (a timestamptz probe of a timestamp column is
+ * read in the session's zone), so for parquet the family is part of it.
+ */
 bool
 gbloom_same_hashing(const GBloomSummary *a, const GBloomSummary *b)
 {
 	return !((a->flags | b->flags) & GBK_MIXED_HASHING) &&
-		a->layout == b->layout && a->hashes == b->hashes && a->seed == b->seed;
+		a->layout == b->layout && a->hashes == b->hashes && a->seed == b->seed &&
+		a->param == b->param &&
+		(a->layout != BF_LAYOUT_PARQUET ||
+		 (a->family == b->family && a->type_tag == b->type_tag));
 }
 
 /* Would a and b disagree on family or size (a reason for a seq-scan error)? */
@@ -272,6 +315,7 @@ make_sig_key(const GBloomSummary *s, int siglen)
 	k->layout = s->layout;
 	k->hashes = s->hashes;
 	k->family = s->family;
+	k->param = s->param;
 	k->type_tag = s->type_tag;
 	k->seed = s->seed;
 	k->size_odd = s->size_odd;
@@ -301,16 +345,6 @@ gbloom_compress(PG_FUNCTION_ARGS)
 
 	f = PG_DETOAST_DATUM(entry->key);
 	bloomfilter_view(f, &v);
-	bloom_spark_not_indexed(&v, "GiST");
-	/*
-	 * A parquet filter's keys hash by physical type, and a probe may try
-	 * several encodings: the signature tree's key positions know neither.
-	 */
-	if (v.layout == BF_LAYOUT_PARQUET)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("GiST indexes do not index bloomfilters of layout parquet"),
-				 errhint("Index them with a bloomslice index: CREATE INDEX ... USING bloomslice (column).")));
 	if (v.nbits / 8 <= (uint64) siglen)
 	{
 		key = palloc0(GBK_LEAF_HDRSZ + VARSIZE(f));

@@ -12,7 +12,6 @@
  * pending_limit kB.
  */
 #include "index/slice/bf_slice_index.h"
-#include "type/bf_engines_spark.h"
 
 #include "access/tableam.h"
 #include "commands/progress.h"
@@ -79,7 +78,6 @@ build_callback(Relation index, ItemPointer tid, Datum *values, bool *isnull,
 		return;
 	f = PG_DETOAST_DATUM(values[0]);
 	bloomfilter_view(f, &v);
-	bloom_spark_not_indexed(&v, "bloomslice");
 	bs_geom_of(&v, bs->max_bits, &geom);
 	g = hash_search(bs->groups, &geom, HASH_ENTER, &found);
 	if (!found)
@@ -246,7 +244,6 @@ bs_insert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid,
 		return false;			/* the operators are strict: NULL matches none */
 	f = PG_DETOAST_DATUM(values[0]);
 	bloomfilter_view(f, &v);
-	bloom_spark_not_indexed(&v, "bloomslice");
 
 	metabuf = ReadBuffer(index, BS_METAPAGE_BLKNO);
 	LockBuffer(metabuf, BUFFER_LOCK_EXCLUSIVE);

@@ -104,8 +104,9 @@ typedef struct BsGeom
 	uint32		type_tag;
 	uint32		flags;			/* BS_HEAD_UNSLICED */
 	uint32		param;			/* the layout's parameter (parquet: physical
-								 * type); 0 for classic and blocked, as the
-								 * padding it was before 1.1 */
+								 * type, spark: Spark's version); 0 for
+								 * classic and blocked, as the padding it
+								 * was before 1.1 */
 	uint64		seed;
 	uint64		nbits;
 } BsGeom;

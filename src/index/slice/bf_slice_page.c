@@ -226,7 +226,8 @@ bs_geom_of(const bf_view *v, int max_bits, BsGeom *g)
 	g->type_tag = v->type_tag;
 	g->seed = v->seed;
 	g->nbits = v->nbits;
-	g->param = v->layout == BF_LAYOUT_PARQUET ? v->param : 0;
+	g->param = v->layout == BF_LAYOUT_PARQUET || v->layout == BF_LAYOUT_SPARK ?
+		v->param : 0;
 }
 
 int

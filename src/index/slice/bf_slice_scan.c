@@ -24,6 +24,7 @@
  */
 #include "index/slice/bf_slice_index.h"
 #include "engines/bf_engines.h"
+#include "type/bf_engines_spark.h"
 
 #include "access/relscan.h"
 #include "miscadmin.h"
@@ -41,7 +42,7 @@ typedef struct KeyState
 	/* a probe */
 	BloomKeyType kt;
 	Datum		value;
-	BloomSeedHashes sh;
+	BloomLayoutHashes lh;
 	/* a superset test: q, and its positions for the last geometry asked */
 	bf_view		q;
 	uint64	   *pos;			/* room for maxpos: q's set bits */
@@ -228,8 +229,14 @@ key_answer(KeyState *ks, const BsGeom *g)
 		return KA_RECHECK;
 	if (ks->strategy == BS_STRAT_KEY)
 	{
+		/* a key Spark does not hash: the table raises the error */
+		if (g->layout == BF_LAYOUT_SPARK && !bloom_spark_key_ok(&ks->kt))
+			return KA_RECHECK;
 		if (g->family == BF_FAMILY_NONE)
 			return KA_NONE;		/* holds no key: every probe is false */
+		/* a filter read from Spark holds any key Spark hashes */
+		if (g->layout == BF_LAYOUT_SPARK && g->family == BF_FAMILY_SPARK)
+			return KA_SLICES;
 		if (g->family != ks->kt.family || g->type_tag != ks->kt.type_tag)
 			return KA_RECHECK;	/* the table raises the family error */
 		return KA_SLICES;
@@ -288,10 +295,13 @@ gather_positions(KeyState *keys, int nkeys, const BsGeom *g, MemoryContext hashc
 		}
 		if (ks->strategy == BS_STRAT_KEY)
 		{
-			uint64		hash = bloom_index_seed_hash(&ks->sh, &ks->kt, ks->value,
-													 g->seed, hashcxt);
+			uint64		hash = bloom_index_layout_hash(&ks->lh, &ks->kt, ks->value,
+													   g->layout, g->seed, hashcxt);
 
-			bf_positions(g->layout, g->nbits, g->hashes, hash, pos + npos);
+			/* spark: the positions of the group's version */
+			bf_positions(g->layout == BF_LAYOUT_SPARK ?
+						 BF_LAYOUT_SPARK | (int) (g->param << 8) : g->layout,
+						 g->nbits, g->hashes, hash, pos + npos);
 			npos += g->hashes;
 		}
 		else if (ks->shift == 0)
@@ -461,8 +471,8 @@ pending_match(KeyState *keys, int nkeys, const bf_view *v, MemoryContext hashcxt
 		}
 		else if (ks->strategy == BS_STRAT_KEY)
 		{
-			if (!bf_probe_hash(v, bloom_index_seed_hash(&ks->sh, &ks->kt, ks->value,
-														v->seed, hashcxt)))
+			if (!bf_probe_hash(v, bloom_index_layout_hash(&ks->lh, &ks->kt, ks->value,
+														  v->layout, v->seed, hashcxt)))
 				return false;
 		}
 		else
