@@ -31,7 +31,7 @@ extern Datum bloom_auto_agg_trans_at(FunctionCallInfo fcinfo, double fpr);
 extern struct varlena *bloom_agg_result(void *state, bool *warned);
 
 /* First capacity of the hash buffer. */
-#define BF_AGG_FIRST_CAP	16
+#define BLOOM_AGG_FIRST_CAP	16
 
 
 /*
@@ -39,10 +39,10 @@ extern struct varlena *bloom_agg_result(void *state, bool *warned);
  * bucketed run: smaller ones would carry more bytes of sketch and bucket
  * counts than of hashes.
  */
-#define BF_AGG_RUN_MIN		65536
+#define BLOOM_AGG_RUN_MIN		65536
 
 /* Hashes buffered before a batched, prefetching insert. */
-#define BF_AGG_PENDING		32
+#define BLOOM_AGG_PENDING		32
 
 
 /*
@@ -69,7 +69,7 @@ typedef struct BloomAggState
 	/*
 	 * buffer phase (auto_sized and filter == NULL; or, for an explicitly
 	 * sized state, filter == NULL with view.nbits set: see
-	 * bfagg_ex_buffered)
+	 * bloom_agg_ex_buffered)
 	 */
 	uint64	   *keys;			/* hashes, in arrival order */
 	uint32		cap;			/* room in keys */
@@ -99,29 +99,29 @@ typedef struct BloomAggState
 	double		input_fpr;		/* if merged, the worst rate among them */
 	uint64		folded_bits;	/* largest filter a union folded, or 0 */
 	int			npending;
-	uint64		pending[BF_AGG_PENDING];
+	uint64		pending[BLOOM_AGG_PENDING];
 } BloomAggState;
 
 /* Making a state, and its filter phase. */
-extern BloomAggState *bfagg_state_new(MemoryContext aggctx);
-extern void bfagg_state_set_filter(MemoryContext aggctx, BloomAggState *st,
+extern BloomAggState *bloom_agg_state_new(MemoryContext aggctx);
+extern void bloom_agg_state_set_filter(MemoryContext aggctx, BloomAggState *st,
 								   int layout, int hashes, uint64 seed,
 								   uint64 nbits);
-extern BloomAggState *bfagg_state_from_filter(MemoryContext aggctx,
+extern BloomAggState *bloom_agg_state_from_filter(MemoryContext aggctx,
 											  const struct varlena *f);
-extern void bfagg_state_flush(BloomAggState *st);
-extern void bfagg_state_sync(BloomAggState *st);
-extern void bfagg_state_own_runs(BloomAggState *st);
+extern void bloom_agg_state_flush(BloomAggState *st);
+extern void bloom_agg_state_sync(BloomAggState *st);
+extern void bloom_agg_state_own_runs(BloomAggState *st);
 
 /* The buffer phase. */
-extern void bfagg_buf_reserve(BloomAggState *st, uint32 cap);
-extern void bfagg_buf_insert_into(const BloomAggState *st, bf_view *v,
+extern void bloom_agg_buf_reserve(BloomAggState *st, uint32 cap);
+extern void bloom_agg_buf_insert_into(const BloomAggState *st, bf_view *v,
 								  const uint32 *kcount);
-extern void bfagg_buf_make_room(BloomAggState *st, uint32 n);
-extern uint64 bfagg_auto_max_nblocks(double fpr, int hashes);
-extern void bfagg_auto_sizing(double fpr, int *hashes, uint64 *max_nblocks,
+extern void bloom_agg_buf_make_room(BloomAggState *st, uint32 n);
+extern uint64 bloom_agg_auto_max_nblocks(double fpr, int hashes);
+extern void bloom_agg_auto_sizing(double fpr, int *hashes, uint64 *max_nblocks,
 							  uint32 *buf_max);
-extern void bfagg_check_target_limit(double fpr, uint64 max_nblocks,
+extern void bloom_agg_check_target_limit(double fpr, uint64 max_nblocks,
 									 uint32 buf_max);
 
 /*
@@ -134,21 +134,21 @@ extern void bfagg_check_target_limit(double fpr, uint64 max_nblocks,
  * sets the same bits, so the bytes are the same.
  */
 static inline bool
-bfagg_ex_buffered(const BloomAggState *st)
+bloom_agg_ex_buffered(const BloomAggState *st)
 {
 	return !st->auto_sized && st->filter == NULL && st->view.nbits != 0;
 }
-extern void bfagg_ex_init(BloomAggState *st, int hashes, uint64 nbits);
-extern void bfagg_ex_make_room(BloomAggState *st);
-extern void bfagg_ex_materialize(BloomAggState *st);
-extern bool bfagg_ex_add_buffer(BloomAggState *s1, const BloomAggState *s2);
+extern void bloom_agg_ex_init(BloomAggState *st, int hashes, uint64 nbits);
+extern void bloom_agg_ex_make_room(BloomAggState *st);
+extern void bloom_agg_ex_materialize(BloomAggState *st);
+extern bool bloom_agg_ex_add_buffer(BloomAggState *s1, const BloomAggState *s2);
 
 /* Combining partial states. */
-extern void bfagg_state_merge(MemoryContext aggctx, BloomAggState *st,
+extern void bloom_agg_state_merge(MemoryContext aggctx, BloomAggState *st,
 							  bf_view *g, const BloomAggState *gst,
 							  bool is_union);
-extern BloomAggState *bfagg_state_copy(MemoryContext aggctx, BloomAggState *s);
-extern void bfagg_auto_combine(MemoryContext aggctx, BloomAggState *s1,
+extern BloomAggState *bloom_agg_state_copy(MemoryContext aggctx, BloomAggState *s);
+extern void bloom_agg_auto_combine(MemoryContext aggctx, BloomAggState *s1,
 							   BloomAggState *s2);
 
 #endif							/* BF_AGG_H */

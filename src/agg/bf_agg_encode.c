@@ -81,7 +81,7 @@ serialize_bucketed(BloomAggState *st)
 		sketch = palloc0(BF_HLL_REGISTERS);
 		bf_count_buckets(st->keys, st->nkeys, count, sketch);
 	}
-	if (st->nkeys >= BF_AGG_RUN_MIN)
+	if (st->nkeys >= BLOOM_AGG_RUN_MIN)
 	{
 		uint32		before = st->nkeys;
 
@@ -112,7 +112,7 @@ serialize_bucketed(BloomAggState *st)
 	/*
 	 * The runs' buckets are already in order; the buffer is scattered.  (A
 	 * state is encoded only from a bloomfilter_aggstate object, whose runs
-	 * are its own, never the bytes of another state: bfagg_decode(own).)
+	 * are its own, never the bytes of another state: bloom_agg_decode(own).)
 	 */
 	for (int r = 0; r < st->nruns; r++)
 	{
@@ -138,17 +138,17 @@ serialize_bucketed(BloomAggState *st)
  * lose repeated hashes and be sketched, which changes nothing it gives).
  */
 bytea *
-bfagg_encode(void *state)
+bloom_agg_encode(void *state)
 {
 	BloomAggState *st = (BloomAggState *) state;
 	bytea	   *out;
 	bfa_target	t;
 
 	if (st->auto_sized && st->filter == NULL &&
-		(st->nruns > 0 || st->nkeys >= BF_AGG_RUN_MIN))
+		(st->nruns > 0 || st->nkeys >= BLOOM_AGG_RUN_MIN))
 		return serialize_bucketed(st);
 
-	if (bfagg_ex_buffered(st))
+	if (bloom_agg_ex_buffered(st))
 	{
 		Size		len = bfa_explicit_len(st->nkeys);
 
@@ -175,7 +175,7 @@ bfagg_encode(void *state)
 		size_t		hlen;
 		size_t		len;
 
-		bfagg_state_sync(st);
+		bloom_agg_state_sync(st);
 		len = VARSIZE(st->filter) - VARHDRSZ;
 		hlen = bfa_encode_filter_head(head, st->auto_sized, &t, st->hll);
 		out = palloc(VARHDRSZ + hlen + len);
@@ -202,9 +202,9 @@ bad_state(const char *why)
  * them where they are kept).
  */
 void *
-bfagg_decode(const uint8 *data, size_t len, bool own)
+bloom_agg_decode(const uint8 *data, size_t len, bool own)
 {
-	BloomAggState *st = bfagg_state_new(CurrentMemoryContext);
+	BloomAggState *st = bloom_agg_state_new(CurrentMemoryContext);
 	bfa_state	s;
 	const char *why;
 
@@ -213,12 +213,12 @@ bfagg_decode(const uint8 *data, size_t len, bool own)
 		bad_state(why);
 	if (s.tag == BFA_TAG_EXPLICIT)
 	{
-		bfagg_ex_init(st, s.ex_hashes, s.ex_nbits);
+		bloom_agg_ex_init(st, s.ex_hashes, s.ex_nbits);
 		st->view.family = s.family;
 		st->view.type_tag = s.type_tag;
 		st->view.added = s.added;
 		if (s.count > 0)
-			bfagg_buf_reserve(st, s.count);
+			bloom_agg_buf_reserve(st, s.count);
 		for (uint32 j = 0; j < s.count; j++)
 			st->keys[j] = bf_load_le64(s.hashes + (size_t) j * 8);
 		st->nkeys = s.count;
@@ -227,7 +227,7 @@ bfagg_decode(const uint8 *data, size_t len, bool own)
 	if (s.tag != BFA_TAG_FILTER)
 	{
 		/* nothing of the state is allocated before its size is checked */
-		bfagg_check_target_limit(s.target.fpr, s.target.max_nblocks,
+		bloom_agg_check_target_limit(s.target.fpr, s.target.max_nblocks,
 								 s.target.buf_max);
 		st->auto_sized = true;
 		st->fpr = s.target.fpr;
@@ -255,7 +255,7 @@ bfagg_decode(const uint8 *data, size_t len, bool own)
 				bad_state(why);
 			break;
 		case BFA_TAG_BUFFER:
-			bfagg_buf_reserve(st, Max(s.count, BF_AGG_FIRST_CAP));
+			bloom_agg_buf_reserve(st, Max(s.count, BLOOM_AGG_FIRST_CAP));
 			for (uint32 j = 0; j < s.count; j++)
 				st->keys[j] = bf_load_le64(s.hashes + (size_t) j * 8);
 			st->nkeys = s.count;
@@ -279,7 +279,7 @@ bfagg_decode(const uint8 *data, size_t len, bool own)
 				st->nruns = st->maxruns = 1;
 				st->nrunkeys = run->nkeys;
 				if (own)
-					bfagg_state_own_runs(st);
+					bloom_agg_state_own_runs(st);
 				break;
 			}
 	}

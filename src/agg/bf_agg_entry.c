@@ -94,14 +94,14 @@ typedef struct BloomAggCache
  * The call site's cache, made on its first call: in fn_extra, or, for a
  * call without an expression (Citus's worker_partial_agg, which gives the
  * transition function a fresh FmgrInfo on every row), in state e when
- * there is one, where the next row finds it (bfas_call_cache).
+ * there is one, where the next row finds it (bloom_aggstate_call_cache).
  */
 static pg_noinline BloomAggCache *
-agg_cache_init(FunctionCallInfo fcinfo, BfasState *e, bool auto_sized, double fpr)
+agg_cache_init(FunctionCallInfo fcinfo, BloomAggStateObject *e, bool auto_sized, double fpr)
 {
 	BloomAggCache *c;
 	bool		in_state = e != NULL && fcinfo->flinfo->fn_expr == NULL;
-	MemoryContext mcxt = in_state ? bfas_context(e) : fcinfo->flinfo->fn_mcxt;
+	MemoryContext mcxt = in_state ? bloom_aggstate_context(e) : fcinfo->flinfo->fn_mcxt;
 
 	c = MemoryContextAllocZero(mcxt, sizeof(BloomAggCache));
 	c->mcxt = mcxt;
@@ -114,10 +114,10 @@ agg_cache_init(FunctionCallInfo fcinfo, BfasState *e, bool auto_sized, double fp
 	if (auto_sized)
 	{
 		/* read the GUCs once per query: every group sizes alike */
-		bfagg_auto_sizing(fpr, &c->hashes, &c->max_nblocks, &c->buf_max);
+		bloom_agg_auto_sizing(fpr, &c->hashes, &c->max_nblocks, &c->buf_max);
 	}
 	if (in_state)
-		bfas_keep_call_cache(e, fcinfo, c);
+		bloom_aggstate_keep_call_cache(e, fcinfo, c);
 	else
 		fcinfo->flinfo->fn_extra = c;
 	return c;
@@ -144,15 +144,15 @@ agg_key(FunctionCallInfo fcinfo, BloomAggCache *c)
  * every row, the common case is a pointer test or two.
  */
 static inline BloomAggCache *
-agg_cache_find(FunctionCallInfo fcinfo, BfasState *e)
+agg_cache_find(FunctionCallInfo fcinfo, BloomAggStateObject *e)
 {
 	if (likely(fcinfo->flinfo->fn_extra != NULL))
 		return (BloomAggCache *) fcinfo->flinfo->fn_extra;
-	return (BloomAggCache *) bfas_call_cache(e, fcinfo);
+	return (BloomAggCache *) bloom_aggstate_call_cache(e, fcinfo);
 }
 
 static inline BloomAggCache *
-agg_cache(FunctionCallInfo fcinfo, BfasState *e, bool auto_sized, double fpr)
+agg_cache(FunctionCallInfo fcinfo, BloomAggStateObject *e, bool auto_sized, double fpr)
 {
 	BloomAggCache *c = agg_cache_find(fcinfo, e);
 
@@ -169,7 +169,7 @@ agg_cache(FunctionCallInfo fcinfo, BfasState *e, bool auto_sized, double fpr)
 Datum
 bloomfilter_agg_trans(PG_FUNCTION_ARGS)
 {
-	BfasState  *e = bfas_trans_arg(fcinfo, 0, BFAS_KIND_BLOOM, "bloomfilter_agg_trans");
+	BloomAggStateObject  *e = bloom_aggstate_trans_arg(fcinfo, 0, BFAS_KIND_BLOOM, "bloomfilter_agg_trans");
 	BloomAggState *st = e ? (BloomAggState *) e->state : NULL;
 	BloomAggCache *c;
 
@@ -189,11 +189,11 @@ bloomfilter_agg_trans(PG_FUNCTION_ARGS)
 		capacity = PG_GETARG_INT64(2);
 		fpr = PG_GETARG_FLOAT8(3);
 		bloom_size_for(BF_LAYOUT_BLOCKED, capacity, fpr, &nbits, &hashes);
-		e = bfas_new(bloom_agg_context(fcinfo, "bloomfilter_agg_trans"), BFAS_KIND_BLOOM);
-		aggctx = bfas_context(e);
-		st = bfagg_state_new(aggctx);
+		e = bloom_aggstate_new(bloom_agg_context(fcinfo, "bloomfilter_agg_trans"), BFAS_KIND_BLOOM);
+		aggctx = bloom_aggstate_context(e);
+		st = bloom_agg_state_new(aggctx);
 		/* hashes first, the filter when they would outgrow it */
-		bfagg_ex_init(st, hashes, nbits);
+		bloom_agg_ex_init(st, hashes, nbits);
 		e->state = st;
 	}
 	else if (unlikely(st->auto_sized))
@@ -218,20 +218,20 @@ bloomfilter_agg_trans(PG_FUNCTION_ARGS)
 		if (st->filter == NULL)
 		{
 			if (unlikely(st->nkeys == st->cap))
-				bfagg_ex_make_room(st);
+				bloom_agg_ex_make_room(st);
 			if (st->filter == NULL)
 			{
 				st->keys[st->nkeys++] = h;
 				st->view.added = bloom_add_saturating(st->view.added, 1);
-				BFAS_RETURN(e);
+				BLOOM_AGGSTATE_RETURN(e);
 			}
 		}
 		st->pending[st->npending++] = h;
-		if (st->npending == BF_AGG_PENDING)
-			bfagg_state_flush(st);
+		if (st->npending == BLOOM_AGG_PENDING)
+			bloom_agg_state_flush(st);
 		/* bf_insert_batch counts the adds as it inserts */
 	}
-	BFAS_RETURN(e);
+	BLOOM_AGGSTATE_RETURN(e);
 }
 
 /*
@@ -256,7 +256,7 @@ auto_adopt_family(BloomAggState *st, const BloomKeyType *kt)
  * for state e when e was given).
  */
 static Datum
-auto_agg_trans(FunctionCallInfo fcinfo, BfasState *e, BloomAggCache *c)
+auto_agg_trans(FunctionCallInfo fcinfo, BloomAggStateObject *e, BloomAggCache *c)
 {
 	BloomAggState *st = e ? (BloomAggState *) e->state : NULL;
 	BloomKeyType *kt;
@@ -265,9 +265,9 @@ auto_agg_trans(FunctionCallInfo fcinfo, BfasState *e, BloomAggCache *c)
 	/* the aggregate context is looked up (and checked) once, at creation */
 	if (st == NULL)
 	{
-		e = bfas_new(bloom_agg_context(fcinfo, "bloomfilter_auto_agg_trans"),
+		e = bloom_aggstate_new(bloom_agg_context(fcinfo, "bloomfilter_auto_agg_trans"),
 					 BFAS_KIND_BLOOM);
-		st = bfagg_state_new(bfas_context(e));
+		st = bloom_agg_state_new(bloom_aggstate_context(e));
 		st->auto_sized = true;
 		st->fpr = c->fpr;
 		st->hashes = c->hashes;
@@ -284,7 +284,7 @@ auto_agg_trans(FunctionCallInfo fcinfo, BfasState *e, BloomAggCache *c)
 				 errmsg("bloomfilter_aggstate was not made by this self-sizing aggregate")));
 	}
 	if (PG_ARGISNULL(1))
-		BFAS_RETURN(e);
+		BLOOM_AGGSTATE_RETURN(e);
 
 	kt = agg_key(fcinfo, c);
 	h = bloom_hash_fast(kt, PG_GETARG_DATUM(1), 0);
@@ -299,11 +299,11 @@ auto_agg_trans(FunctionCallInfo fcinfo, BfasState *e, BloomAggCache *c)
 		 * when needed, which costs less than updating it row by row.
 		 */
 		if (unlikely(st->nkeys == st->cap))
-			bfagg_buf_make_room(st, 1);
+			bloom_agg_buf_make_room(st, 1);
 		if (st->filter == NULL)
 		{
 			st->keys[st->nkeys++] = h;
-			BFAS_RETURN(e);
+			BLOOM_AGGSTATE_RETURN(e);
 		}
 		/* the buffer just gave way to the filter, which counted the row */
 		st->view.added--;
@@ -312,16 +312,16 @@ auto_agg_trans(FunctionCallInfo fcinfo, BfasState *e, BloomAggCache *c)
 		bloom_adopt_family(&st->view, kt);
 	bf_hll_add(st->hll, h);
 	st->pending[st->npending++] = h;
-	if (st->npending == BF_AGG_PENDING)
-		bfagg_state_flush(st);
-	BFAS_RETURN(e);
+	if (st->npending == BLOOM_AGG_PENDING)
+		bloom_agg_state_flush(st);
+	BLOOM_AGGSTATE_RETURN(e);
 }
 
 /* bloom_agg(x) transition: self-sizing. */
 Datum
 bloomfilter_auto_agg_trans(PG_FUNCTION_ARGS)
 {
-	BfasState  *e = bfas_trans_arg(fcinfo, 0, BFAS_KIND_BLOOM, "bloomfilter_auto_agg_trans");
+	BloomAggStateObject  *e = bloom_aggstate_trans_arg(fcinfo, 0, BFAS_KIND_BLOOM, "bloomfilter_auto_agg_trans");
 
 	return auto_agg_trans(fcinfo, e, agg_cache(fcinfo, e, true, BLOOM_AGG_FPR));
 }
@@ -335,7 +335,7 @@ bloomfilter_auto_agg_trans(PG_FUNCTION_ARGS)
 Datum
 bloom_auto_agg_trans_at(FunctionCallInfo fcinfo, double fpr)
 {
-	BfasState  *e = bfas_trans_arg(fcinfo, 0, BFAS_KIND_BLOOM, "bloomfilter_auto_agg_trans");
+	BloomAggStateObject  *e = bloom_aggstate_trans_arg(fcinfo, 0, BFAS_KIND_BLOOM, "bloomfilter_auto_agg_trans");
 
 	return auto_agg_trans(fcinfo, e, agg_cache(fcinfo, e, true, fpr));
 }
@@ -349,7 +349,7 @@ bloom_auto_agg_trans_at(FunctionCallInfo fcinfo, double fpr)
 Datum
 bloomfilter_auto_agg_trans_fpr(PG_FUNCTION_ARGS)
 {
-	BfasState  *e = bfas_trans_arg(fcinfo, 0, BFAS_KIND_BLOOM, "bloomfilter_auto_agg_trans");
+	BloomAggStateObject  *e = bloom_aggstate_trans_arg(fcinfo, 0, BFAS_KIND_BLOOM, "bloomfilter_auto_agg_trans");
 	BloomAggCache *c = agg_cache_find(fcinfo, e);
 	double		fpr;
 
@@ -426,7 +426,7 @@ auto_final(BloomAggState *st, bool *warned)
 		 */
 		uint8	   *hll = palloc0(BF_HLL_REGISTERS);
 
-		if (st->filter == NULL && st->nkeys >= BF_AGG_RUN_MIN)
+		if (st->filter == NULL && st->nkeys >= BLOOM_AGG_RUN_MIN)
 		{
 			memset(kcount, 0, sizeof(kcount));
 			bf_count_buckets(st->keys, st->nkeys, kcount, hll);
@@ -445,14 +445,14 @@ auto_final(BloomAggState *st, bool *warned)
 	bf_view_of((uint8 *) VARDATA(out), &v);
 	if (st->filter == NULL)
 	{
-		bfagg_buf_insert_into(st, &v, counted ? kcount : NULL);
+		bloom_agg_buf_insert_into(st, &v, counted ? kcount : NULL);
 		v.added = st->added;
 		v.family = st->family;
 		v.type_tag = st->type_tag;
 	}
 	else
 	{
-		bfagg_state_sync(st);
+		bloom_agg_state_sync(st);
 		bf_fold_or(&v, &st->view);
 		v.added = st->view.added;
 		v.family = st->view.family;
@@ -478,14 +478,14 @@ bloom_agg_result(void *state, bool *warned)
 	if (st->auto_sized)
 	{
 		/* a state decoded from a flat value may read its runs in place */
-		bfagg_state_own_runs(st);
+		bloom_agg_state_own_runs(st);
 		return auto_final(st, warned);
 	}
-	if (bfagg_ex_buffered(st))
+	if (bloom_agg_ex_buffered(st))
 	{
 		/*
 		 * An explicit state still buffering: its filter made here, in the
-		 * current context, as bfagg_ex_materialize would make it.  Made in
+		 * current context, as bloom_agg_ex_materialize would make it.  Made in
 		 * the state, it would stay there beside the buffer until the end of
 		 * the query, one per group (a third more memory for bloom_agg(x,
 		 * 1000, 0.01) over 100,000 groups of 20 keys).  A window
@@ -497,7 +497,7 @@ bloom_agg_result(void *state, bool *warned)
 		bf_init((uint8 *) VARDATA(out), st->view.layout, st->view.hashes,
 				st->view.seed, st->view.nbits);
 		bf_view_of((uint8 *) VARDATA(out), &v);
-		bfagg_buf_insert_into(st, &v, NULL);
+		bloom_agg_buf_insert_into(st, &v, NULL);
 		v.added = st->view.added;
 		v.family = st->view.family;
 		v.type_tag = st->view.type_tag;
@@ -506,7 +506,7 @@ bloom_agg_result(void *state, bool *warned)
 		return out;
 	}
 
-	bfagg_state_sync(st);
+	bloom_agg_state_sync(st);
 	if (st->merged && (st->union_agg || st->folded_bits != 0))
 		bloom_warn_union_rate(&st->view, st->folded_bits, st->input_fpr);
 	/* copied: the state may go on changing (window aggregates) */
@@ -522,7 +522,7 @@ Datum
 bloomfilter_agg_final(PG_FUNCTION_ARGS)
 {
 	bool	   *warned = NULL;
-	BloomAggState *st = bfas_read_arg(fcinfo, 0, BFAS_KIND_BLOOM);
+	BloomAggState *st = bloom_aggstate_read_arg(fcinfo, 0, BFAS_KIND_BLOOM);
 
 	if (st == NULL)
 		PG_RETURN_NULL();
@@ -538,8 +538,8 @@ bloomfilter_agg_final(PG_FUNCTION_ARGS)
 	 * A window aggregate calls the final function on every row: its
 	 * filter is made in the state once, not from the buffer every time.
 	 */
-	if (bfagg_ex_buffered(st) && AggCheckCallContext(fcinfo, NULL) == AGG_CONTEXT_WINDOW)
-		bfagg_ex_materialize(st);
+	if (bloom_agg_ex_buffered(st) && AggCheckCallContext(fcinfo, NULL) == AGG_CONTEXT_WINDOW)
+		bloom_agg_ex_materialize(st);
 	PG_RETURN_POINTER(bloom_agg_result(st, warned));
 }
 
@@ -549,8 +549,8 @@ static Datum
 combine(FunctionCallInfo fcinfo, bool is_union)
 {
 	const char *fname = is_union ? "bloomfilter_agg_combine" : "bloomfilter_intersect_agg_combine";
-	BfasState  *e = bfas_trans_arg(fcinfo, 0, BFAS_KIND_BLOOM, fname);
-	BloomAggState *s2 = bfas_read_arg(fcinfo, 1, BFAS_KIND_BLOOM);
+	BloomAggStateObject  *e = bloom_aggstate_trans_arg(fcinfo, 0, BFAS_KIND_BLOOM, fname);
+	BloomAggState *s2 = bloom_aggstate_read_arg(fcinfo, 1, BFAS_KIND_BLOOM);
 	BloomAggState *s1;
 
 	/*
@@ -570,25 +570,25 @@ combine(FunctionCallInfo fcinfo, bool is_union)
 		/* a NULL pointer is not a NULL datum: say NULL explicitly */
 		if (e == NULL)
 			PG_RETURN_NULL();
-		BFAS_RETURN(e);
+		BLOOM_AGGSTATE_RETURN(e);
 	}
 	if (e == NULL)
 	{
-		e = bfas_new(bloom_agg_context(fcinfo, fname), BFAS_KIND_BLOOM);
-		e->state = bfagg_state_copy(bfas_context(e), s2);
-		BFAS_RETURN(e);
+		e = bloom_aggstate_new(bloom_agg_context(fcinfo, fname), BFAS_KIND_BLOOM);
+		e->state = bloom_agg_state_copy(bloom_aggstate_context(e), s2);
+		BLOOM_AGGSTATE_RETURN(e);
 	}
 	s1 = e->state;
 	if (s1->auto_sized || s2->auto_sized)
-		bfagg_auto_combine(bfas_context(e), s1, s2);
-	else if (is_union && bfagg_ex_add_buffer(s1, s2))
+		bloom_agg_auto_combine(bloom_aggstate_context(e), s1, s2);
+	else if (is_union && bloom_agg_ex_add_buffer(s1, s2))
 		;						/* hashes of an explicit state, added */
 	else
 	{
-		bfagg_state_sync(s2);
-		bfagg_state_merge(bfas_context(e), s1, &s2->view, s2, is_union);
+		bloom_agg_state_sync(s2);
+		bloom_agg_state_merge(bloom_aggstate_context(e), s1, &s2->view, s2, is_union);
 	}
-	BFAS_RETURN(e);
+	BLOOM_AGGSTATE_RETURN(e);
 }
 
 /* Combine for bloom_agg and bloom_union_agg: the OR of the states. */
@@ -610,7 +610,7 @@ static Datum
 filter_agg_trans(FunctionCallInfo fcinfo, bool is_union)
 {
 	const char *fname = is_union ? "bloom_union_agg" : "bloom_intersect_agg";
-	BfasState  *e = bfas_trans_arg(fcinfo, 0, BFAS_KIND_BLOOM, fname);
+	BloomAggStateObject  *e = bloom_aggstate_trans_arg(fcinfo, 0, BFAS_KIND_BLOOM, fname);
 	BloomAggState *st;
 	struct varlena *f;
 	bf_view		g;
@@ -619,24 +619,24 @@ filter_agg_trans(FunctionCallInfo fcinfo, bool is_union)
 	{
 		if (e == NULL)
 			PG_RETURN_NULL();
-		BFAS_RETURN(e);
+		BLOOM_AGGSTATE_RETURN(e);
 	}
 	f = bloomfilter_getarg(fcinfo, 1, &g);
 	if (e == NULL)
 	{
-		e = bfas_new(bloom_agg_context(fcinfo, fname), BFAS_KIND_BLOOM);
-		st = bfagg_state_from_filter(bfas_context(e), f);
+		e = bloom_aggstate_new(bloom_agg_context(fcinfo, fname), BFAS_KIND_BLOOM);
+		st = bloom_agg_state_from_filter(bloom_aggstate_context(e), f);
 		st->union_agg = is_union;
 		e->state = st;
-		BFAS_RETURN(e);
+		BLOOM_AGGSTATE_RETURN(e);
 	}
 	st = e->state;
 	if (st->auto_sized)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("bloomfilter_aggstate of a self-sizing bloom_agg cannot be the state of %s", fname)));
-	bfagg_state_merge(bfas_context(e), st, &g, NULL, is_union);
-	BFAS_RETURN(e);
+	bloom_agg_state_merge(bloom_aggstate_context(e), st, &g, NULL, is_union);
+	BLOOM_AGGSTATE_RETURN(e);
 }
 
 /* bloom_union_agg(f): the union of the filters, NULLs skipped. */

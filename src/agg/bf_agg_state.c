@@ -13,7 +13,7 @@
 #include "utils/memutils.h"
 
 BloomAggState *
-bfagg_state_new(MemoryContext aggctx)
+bloom_agg_state_new(MemoryContext aggctx)
 {
 	BloomAggState *st = MemoryContextAllocZero(aggctx, sizeof(BloomAggState));
 
@@ -23,7 +23,7 @@ bfagg_state_new(MemoryContext aggctx)
 
 /* Gives the state an empty filter of the given geometry. */
 void
-bfagg_state_set_filter(MemoryContext aggctx, BloomAggState *st, int layout,
+bloom_agg_state_set_filter(MemoryContext aggctx, BloomAggState *st, int layout,
 				 int hashes, uint64 seed, uint64 nbits)
 {
 	size_t		len = VARHDRSZ + bf_buffer_size(nbits);
@@ -37,9 +37,9 @@ bfagg_state_set_filter(MemoryContext aggctx, BloomAggState *st, int layout,
 
 /* A state owning a copy of filter bytes, in the aggregate context. */
 BloomAggState *
-bfagg_state_from_filter(MemoryContext aggctx, const struct varlena *f)
+bloom_agg_state_from_filter(MemoryContext aggctx, const struct varlena *f)
 {
-	BloomAggState *st = bfagg_state_new(aggctx);
+	BloomAggState *st = bloom_agg_state_new(aggctx);
 	size_t		len = VARSIZE_ANY_EXHDR(f);
 
 	st->filter = MemoryContextAllocExtended(aggctx, VARHDRSZ + len, MCXT_ALLOC_HUGE);
@@ -54,12 +54,12 @@ bfagg_state_from_filter(MemoryContext aggctx, const struct varlena *f)
  * phase: makes the filter).
  */
 void
-bfagg_state_flush(BloomAggState *st)
+bloom_agg_state_flush(BloomAggState *st)
 {
 	if (unlikely(st->filter == NULL))
 	{
-		if (bfagg_ex_buffered(st))
-			bfagg_ex_materialize(st);
+		if (bloom_agg_ex_buffered(st))
+			bloom_agg_ex_materialize(st);
 		return;
 	}
 	if (st->npending > 0)
@@ -71,16 +71,16 @@ bfagg_state_flush(BloomAggState *st)
 
 /* Writes the header fields the state keeps in its view into the bytes. */
 void
-bfagg_state_sync(BloomAggState *st)
+bloom_agg_state_sync(BloomAggState *st)
 {
-	bfagg_state_flush(st);
+	bloom_agg_state_flush(st);
 	bf_store_header((uint8 *) VARDATA(st->filter), &st->view);
 }
 
 /* ---- the buffer phase ---- */
 
 void
-bfagg_buf_reserve(BloomAggState *st, uint32 cap)
+bloom_agg_buf_reserve(BloomAggState *st, uint32 cap)
 {
 	if (st->keys == NULL)
 		st->keys = MemoryContextAllocHuge(st->ctx, (Size) cap * sizeof(uint64));
@@ -109,7 +109,7 @@ run_copy_keys(uint64 *dst, const BloomAggRun *r)
 
 /* Gives the runs still in serialized bytes an array of their own. */
 void
-bfagg_state_own_runs(BloomAggState *st)
+bloom_agg_state_own_runs(BloomAggState *st)
 {
 	for (int r = 0; r < st->nruns; r++)
 		if (st->runs[r].keys == NULL)
@@ -185,7 +185,7 @@ state_flatten_runs(BloomAggState *st)
 {
 	if (st->nruns == 0)
 		return;
-	bfagg_buf_reserve(st, Max(st->nkeys + st->nrunkeys, BF_AGG_FIRST_CAP));
+	bloom_agg_buf_reserve(st, Max(st->nkeys + st->nrunkeys, BLOOM_AGG_FIRST_CAP));
 	for (int r = 0; r < st->nruns; r++)
 		buf_append_run(st, &st->runs[r]);
 	state_drop_runs(st);
@@ -223,7 +223,7 @@ state_sketch(BloomAggState *st)
  * with kcount, its hashes per bucket, if the caller has counted them.
  */
 void
-bfagg_buf_insert_into(const BloomAggState *st, bf_view *v, const uint32 *kcount)
+bloom_agg_buf_insert_into(const BloomAggState *st, bf_view *v, const uint32 *kcount)
 {
 	uint64	   *tmp = NULL;
 	uint32		count[BF_HASH_BUCKETS];
@@ -276,9 +276,9 @@ static void
 state_to_filter_phase(BloomAggState *st)
 {
 	state_sketch(st);
-	bfagg_state_set_filter(st->ctx, st, BF_LAYOUT_BLOCKED, st->hashes, 0,
+	bloom_agg_state_set_filter(st->ctx, st, BF_LAYOUT_BLOCKED, st->hashes, 0,
 					 st->max_nblocks * BF_BLOCK_BITS);
-	bfagg_buf_insert_into(st, &st->view, NULL);
+	bloom_agg_buf_insert_into(st, &st->view, NULL);
 	st->view.added = st->added;
 	st->view.family = st->family;
 	st->view.type_tag = st->type_tag;
@@ -294,7 +294,7 @@ state_to_filter_phase(BloomAggState *st)
  * drop duplicates, or, if that does not free half of it, leave the phase.
  */
 void
-bfagg_buf_make_room(BloomAggState *st, uint32 n)
+bloom_agg_buf_make_room(BloomAggState *st, uint32 n)
 {
 	uint32		cap;
 
@@ -302,17 +302,17 @@ bfagg_buf_make_room(BloomAggState *st, uint32 n)
 		(uint64) st->nkeys + st->nrunkeys + n <= st->buf_max)
 		return;
 	state_flatten_runs(st);
-	cap = Max(st->cap, BF_AGG_FIRST_CAP);
+	cap = Max(st->cap, BLOOM_AGG_FIRST_CAP);
 	while (cap < st->buf_max && cap - st->nkeys < n)
 		cap = Min(cap * 2, st->buf_max);
 	if ((uint64) st->nkeys + n <= cap)
 	{
-		bfagg_buf_reserve(st, cap);
+		bloom_agg_buf_reserve(st, cap);
 		return;
 	}
 	buf_dedup(st);
 	if ((uint64) st->nkeys + n <= st->buf_max && st->nkeys <= st->buf_max / 2)
-		bfagg_buf_reserve(st, st->buf_max);
+		bloom_agg_buf_reserve(st, st->buf_max);
 	else
 		state_to_filter_phase(st);
 }
@@ -321,25 +321,25 @@ bfagg_buf_make_room(BloomAggState *st, uint32 n)
 
 /* A new explicit state (no keys yet) of a blocked filter of nbits, seed 0. */
 void
-bfagg_ex_init(BloomAggState *st, int hashes, uint64 nbits)
+bloom_agg_ex_init(BloomAggState *st, int hashes, uint64 nbits)
 {
 	memset(&st->view, 0, sizeof(st->view));
 	st->view.layout = BF_LAYOUT_BLOCKED;
 	st->view.hashes = hashes;
 	st->view.nbits = nbits;
 	if (BFA_EXPLICIT_MAX(nbits) == 0)
-		bfagg_ex_materialize(st);
+		bloom_agg_ex_materialize(st);
 }
 
 /* Makes the filter of an explicit state from its buffer. */
 void
-bfagg_ex_materialize(BloomAggState *st)
+bloom_agg_ex_materialize(BloomAggState *st)
 {
 	bf_view		v = st->view;
 
-	Assert(bfagg_ex_buffered(st) && st->nruns == 0);
-	bfagg_state_set_filter(st->ctx, st, v.layout, v.hashes, v.seed, v.nbits);
-	bfagg_buf_insert_into(st, &st->view, NULL);
+	Assert(bloom_agg_ex_buffered(st) && st->nruns == 0);
+	bloom_agg_state_set_filter(st->ctx, st, v.layout, v.hashes, v.seed, v.nbits);
+	bloom_agg_buf_insert_into(st, &st->view, NULL);
 	st->view.added = v.added;
 	st->view.family = v.family;
 	st->view.type_tag = v.type_tag;
@@ -351,14 +351,14 @@ bfagg_ex_materialize(BloomAggState *st)
 
 /* Room for one more hash in an explicit state's full buffer, or its filter. */
 void
-bfagg_ex_make_room(BloomAggState *st)
+bloom_agg_ex_make_room(BloomAggState *st)
 {
 	uint64		max = BFA_EXPLICIT_MAX(st->view.nbits);
 
 	if (st->nkeys < max)
-		bfagg_buf_reserve(st, (uint32) Min(Max((uint64) st->cap * 2, 1024), max));
+		bloom_agg_buf_reserve(st, (uint32) Min(Max((uint64) st->cap * 2, 1024), max));
 	else
-		bfagg_ex_materialize(st);
+		bloom_agg_ex_materialize(st);
 }
 
 /*
@@ -367,13 +367,13 @@ bfagg_ex_make_room(BloomAggState *st)
  * when they cannot be added so.
  */
 bool
-bfagg_ex_add_buffer(BloomAggState *s1, const BloomAggState *s2)
+bloom_agg_ex_add_buffer(BloomAggState *s1, const BloomAggState *s2)
 {
 	const bf_view *a = &s1->view,
 			   *b = &s2->view;
 	uint64		added;
 
-	if (!bfagg_ex_buffered(s2) || s1->auto_sized ||
+	if (!bloom_agg_ex_buffered(s2) || s1->auto_sized ||
 		a->layout != b->layout || a->hashes != b->hashes || a->seed != b->seed ||
 		a->nbits != b->nbits ||
 		(a->family != BF_FAMILY_NONE && b->family != BF_FAMILY_NONE &&
@@ -381,21 +381,21 @@ bfagg_ex_add_buffer(BloomAggState *s1, const BloomAggState *s2)
 		return false;
 	/* s1's pending hashes are counted as they are inserted: first insert them */
 	if (s1->filter != NULL)
-		bfagg_state_flush(s1);
+		bloom_agg_state_flush(s1);
 	added = bloom_add_saturating(a->added, b->added);
-	if (bfagg_ex_buffered(s1) &&
+	if (bloom_agg_ex_buffered(s1) &&
 		(uint64) s1->nkeys + s2->nkeys <= BFA_EXPLICIT_MAX(a->nbits))
 	{
 		if (s2->nkeys > 0)
 		{
-			bfagg_buf_reserve(s1, Max(s1->nkeys + s2->nkeys, BF_AGG_FIRST_CAP));
+			bloom_agg_buf_reserve(s1, Max(s1->nkeys + s2->nkeys, BLOOM_AGG_FIRST_CAP));
 			buf_append(s1, s2->keys, s2->nkeys);
 		}
 	}
 	else
 	{
-		bfagg_state_flush(s1);
-		bfagg_buf_insert_into(s2, &s1->view, NULL);
+		bloom_agg_state_flush(s1);
+		bloom_agg_buf_insert_into(s2, &s1->view, NULL);
 	}
 	s1->view.added = added;
 	if (s1->view.family == BF_FAMILY_NONE)
@@ -408,7 +408,7 @@ bfagg_ex_add_buffer(BloomAggState *s1, const BloomAggState *s2)
 
 /* The largest power-of-two block count a self-sizing filter may use. */
 uint64
-bfagg_auto_max_nblocks(double fpr, int hashes)
+bloom_agg_auto_max_nblocks(double fpr, int hashes)
 {
 	uint64		cap = (BF_MAX_NBITS / BF_BLOCK_BITS);
 	uint64		top = 1;
@@ -441,7 +441,7 @@ auto_buf_max(uint64 max_nblocks)
  * (pure functions of these).
  */
 void
-bfagg_auto_sizing(double fpr, int *hashes, uint64 *max_nblocks, uint32 *buf_max)
+bloom_agg_auto_sizing(double fpr, int *hashes, uint64 *max_nblocks, uint32 *buf_max)
 {
 	static double memo_fpr = -1;
 	static int	memo_max_capacity = -1;
@@ -451,7 +451,7 @@ bfagg_auto_sizing(double fpr, int *hashes, uint64 *max_nblocks, uint32 *buf_max)
 	if (fpr != memo_fpr || bloomfilter_agg_max_capacity != memo_max_capacity)
 	{
 		memo_hashes = bf_auto_hashes(fpr);
-		memo_max_nblocks = bfagg_auto_max_nblocks(fpr, memo_hashes);
+		memo_max_nblocks = bloom_agg_auto_max_nblocks(fpr, memo_hashes);
 		memo_fpr = fpr;
 		memo_max_capacity = bloomfilter_agg_max_capacity;
 	}
@@ -469,7 +469,7 @@ bfagg_auto_sizing(double fpr, int *hashes, uint64 *max_nblocks, uint32 *buf_max)
  * alone could otherwise make a few kilobytes ask for the largest filter.
  */
 void
-bfagg_check_target_limit(double fpr, uint64 max_nblocks, uint32 buf_max)
+bloom_agg_check_target_limit(double fpr, uint64 max_nblocks, uint32 buf_max)
 {
 	static double reachable_fpr = -1;	/* the last rate found reachable */
 	int			hashes;
@@ -484,7 +484,7 @@ bfagg_check_target_limit(double fpr, uint64 max_nblocks, uint32 buf_max)
 					 errmsg("invalid bloomfilter_aggstate: no blocked bloomfilter reaches its false-positive rate of %g", fpr)));
 		reachable_fpr = fpr;
 	}
-	bfagg_auto_sizing(fpr, &hashes, &limit, &buf_limit);
+	bloom_agg_auto_sizing(fpr, &hashes, &limit, &buf_limit);
 	if (max_nblocks > limit || buf_max > buf_limit)
 		ereport(ERROR,
 				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
@@ -514,7 +514,7 @@ state_input_fpr(const BloomAggState *st)
  * g is an input filter, or the filter of state gst (combine).
  */
 void
-bfagg_state_merge(MemoryContext aggctx, BloomAggState *st, bf_view *g,
+bloom_agg_state_merge(MemoryContext aggctx, BloomAggState *st, bf_view *g,
 			const BloomAggState *gst, bool is_union)
 {
 	uint64		nbits;
@@ -522,7 +522,7 @@ bfagg_state_merge(MemoryContext aggctx, BloomAggState *st, bf_view *g,
 	bf_view		gv = *g;
 	struct varlena *tmp = NULL;
 
-	bfagg_state_flush(st);
+	bloom_agg_state_flush(st);
 	c = bf_compatible(&st->view, g, &nbits);
 	if (c != BF_COMPAT_OK)
 		bloom_report_incompatible(c, is_union ? "union" : "intersect", &st->view, g);
@@ -552,7 +552,7 @@ bfagg_state_merge(MemoryContext aggctx, BloomAggState *st, bf_view *g,
 		struct varlena *old = st->filter;
 		bf_view		oldv = st->view;
 
-		bfagg_state_set_filter(aggctx, st, oldv.layout, oldv.hashes, oldv.seed, nbits);
+		bloom_agg_state_set_filter(aggctx, st, oldv.layout, oldv.hashes, oldv.seed, nbits);
 		bf_fold_or(&st->view, &oldv);
 		st->view.added = oldv.added;
 		st->view.family = oldv.family;
@@ -583,9 +583,9 @@ bfagg_state_merge(MemoryContext aggctx, BloomAggState *st, bf_view *g,
 
 /* A copy of state s in the aggregate context. */
 BloomAggState *
-bfagg_state_copy(MemoryContext aggctx, BloomAggState *s)
+bloom_agg_state_copy(MemoryContext aggctx, BloomAggState *s)
 {
-	BloomAggState *st = bfagg_state_new(aggctx);
+	BloomAggState *st = bloom_agg_state_new(aggctx);
 
 	st->auto_sized = s->auto_sized;
 	/* an explicit state's buffer keeps its geometry there */
@@ -599,14 +599,14 @@ bfagg_state_copy(MemoryContext aggctx, BloomAggState *s)
 	st->type_tag = s->type_tag;
 	if (s->keys != NULL)
 	{
-		bfagg_buf_reserve(st, Max(s->nkeys, BF_AGG_FIRST_CAP));
+		bloom_agg_buf_reserve(st, Max(s->nkeys, BLOOM_AGG_FIRST_CAP));
 		buf_append(st, s->keys, s->nkeys);
 	}
 	for (int r = 0; r < s->nruns; r++)
 		state_add_run(st, &s->runs[r]);
 	if (s->filter != NULL)
 	{
-		bfagg_state_sync(s);
+		bloom_agg_state_sync(s);
 		st->filter = MemoryContextAllocExtended(aggctx, VARSIZE(s->filter), MCXT_ALLOC_HUGE);
 		memcpy(st->filter, s->filter, VARSIZE(s->filter));
 		bf_view_of((uint8 *) VARDATA(st->filter), &st->view);
@@ -685,7 +685,7 @@ check_same_family(const BloomAggState *s1, const BloomAggState *s2)
 
 /* Merges self-sizing state s2 into s1. */
 void
-bfagg_auto_combine(MemoryContext aggctx, BloomAggState *s1, BloomAggState *s2)
+bloom_agg_auto_combine(MemoryContext aggctx, BloomAggState *s1, BloomAggState *s2)
 {
 	check_same_target(s1, s2);
 	check_same_family(s1, s2);
@@ -709,7 +709,7 @@ bfagg_auto_combine(MemoryContext aggctx, BloomAggState *s1, BloomAggState *s2)
 			/* the runs are kept as they are, saving a copy into the buffer */
 			if (s2->nkeys > 0)
 			{
-				bfagg_buf_reserve(s1, Max(s1->nkeys + s2->nkeys, BF_AGG_FIRST_CAP));
+				bloom_agg_buf_reserve(s1, Max(s1->nkeys + s2->nkeys, BLOOM_AGG_FIRST_CAP));
 				buf_append(s1, s2->keys, s2->nkeys);
 			}
 			for (int r = 0; r < s2->nruns; r++)
@@ -717,7 +717,7 @@ bfagg_auto_combine(MemoryContext aggctx, BloomAggState *s1, BloomAggState *s2)
 			s1->added = bloom_add_saturating(s1->added, s2->added);
 			return;
 		}
-		bfagg_buf_make_room(s1, (uint32) Min(n2, PG_UINT32_MAX));
+		bloom_agg_buf_make_room(s1, (uint32) Min(n2, PG_UINT32_MAX));
 		if (s1->filter == NULL)
 		{
 			buf_append(s1, s2->keys, s2->nkeys);
@@ -730,13 +730,13 @@ bfagg_auto_combine(MemoryContext aggctx, BloomAggState *s1, BloomAggState *s2)
 	}
 	if (s1->filter == NULL)
 		state_to_filter_phase(s1);
-	bfagg_state_flush(s1);
+	bloom_agg_state_flush(s1);
 	if (s2->filter == NULL)
 	{
 		uint64		added = s1->view.added;
 
-		bfagg_state_own_runs(s2);
-		bfagg_buf_insert_into(s2, &s1->view, NULL);
+		bloom_agg_state_own_runs(s2);
+		bloom_agg_buf_insert_into(s2, &s1->view, NULL);
 		sketch_merge(s1, s2);
 		/* count rows, not the hashes just inserted */
 		s1->view.added = bloom_add_saturating(added, s2->added);
@@ -747,7 +747,7 @@ bfagg_auto_combine(MemoryContext aggctx, BloomAggState *s1, BloomAggState *s2)
 		}
 		return;
 	}
-	bfagg_state_sync(s2);
+	bloom_agg_state_sync(s2);
 	bf_hll_merge(s1->hll, s2->hll);
-	bfagg_state_merge(aggctx, s1, &s2->view, s2, true);
+	bloom_agg_state_merge(aggctx, s1, &s2->view, s2, true);
 }

@@ -29,43 +29,43 @@
 PG_FUNCTION_INFO_V1(bloomfilter_aggstate_serialize);
 PG_FUNCTION_INFO_V1(bloomfilter_aggstate_deserialize);
 
-typedef struct BfasKind
+typedef struct BloomAggStateKind
 {
 	const char *aggs;			/* the aggregates of the kind, for messages */
 	bytea	   *(*encode) (void *state);
 	void	   *(*decode) (const uint8 *data, size_t len, bool own);
-} BfasKind;
+} BloomAggStateKind;
 
-static const BfasKind bfas_bloom = {
+static const BloomAggStateKind bloom_aggstate_bloom = {
 	"bloom_agg, bloom_union_agg(bloomfilter), bloom_intersect_agg or sbloom_agg",
-	bfagg_encode, bfagg_decode
+	bloom_agg_encode, bloom_agg_decode
 };
-static const BfasKind bfas_counting = {
+static const BloomAggStateKind bloom_aggstate_counting = {
 	"cbloom_agg or bloom_union_agg(countingbloom)",
 	cbloom_agg_encode, cbloom_agg_decode
 };
-static const BfasKind bfas_window = {
+static const BloomAggStateKind bloom_aggstate_window = {
 	"bloom_window_agg or bloom_union_agg(bloomwindow)",
-	window_agg_encode, window_agg_decode
+	bloom_window_agg_encode, bloom_window_agg_decode
 };
-static const BfasKind bfas_scalable = {
+static const BloomAggStateKind bloom_aggstate_scalable = {
 	"bloom_union_agg(scalablebloom)",
 	sbloom_union_encode, sbloom_union_decode
 };
 
-static const BfasKind *
+static const BloomAggStateKind *
 kind_of(uint8 kind)
 {
 	switch (kind)
 	{
 		case BFAS_KIND_BLOOM:
-			return &bfas_bloom;
+			return &bloom_aggstate_bloom;
 		case BFAS_KIND_COUNTING:
-			return &bfas_counting;
+			return &bloom_aggstate_counting;
 		case BFAS_KIND_WINDOW:
-			return &bfas_window;
+			return &bloom_aggstate_window;
 		case BFAS_KIND_SCALABLE:
-			return &bfas_scalable;
+			return &bloom_aggstate_scalable;
 	}
 	elog(ERROR, "unknown bloomfilter_aggstate kind %d", kind);
 	pg_unreachable();
@@ -88,51 +88,51 @@ bloom_agg_context(FunctionCallInfo fcinfo, const char *fname)
  * The key type of argument argno of a transition function updating state
  * e, looked up once per call site: in fn_extra (bloom_key_type_cached), or,
  * for a call without an expression (Citus's worker_partial_agg gives a
- * fresh FmgrInfo on every row), in e (bfas_call_cache), where the next row
+ * fresh FmgrInfo on every row), in e (bloom_aggstate_call_cache), where the next row
  * finds it.  For a call site that keeps nothing else in fn_extra.
  */
 BloomKeyType *
-bfas_key_type(BfasState *e, FunctionCallInfo fcinfo, int argno)
+bloom_aggstate_key_type(BloomAggStateObject *e, FunctionCallInfo fcinfo, int argno)
 {
 	BloomKeyType *kt;
 
 	if (likely(fcinfo->flinfo->fn_extra != NULL))
 		return (BloomKeyType *) fcinfo->flinfo->fn_extra;
-	kt = (BloomKeyType *) bfas_call_cache(e, fcinfo);
+	kt = (BloomKeyType *) bloom_aggstate_call_cache(e, fcinfo);
 	if (kt != NULL)
 		return kt;
 	if (fcinfo->flinfo->fn_expr != NULL)
 		return bloom_key_type_cached(fcinfo, argno, false);
-	kt = MemoryContextAllocZero(bfas_context(e), sizeof(BloomKeyType));
-	bloom_key_type_for_arg_in(kt, fcinfo, argno, bfas_context(e));
-	bfas_keep_call_cache(e, fcinfo, kt);
+	kt = MemoryContextAllocZero(bloom_aggstate_context(e), sizeof(BloomKeyType));
+	bloom_key_type_for_arg_in(kt, fcinfo, argno, bloom_aggstate_context(e));
+	bloom_aggstate_keep_call_cache(e, fcinfo, kt);
 	return kt;
 }
 
 /* ---- the expanded object ---- */
 
-static Size bfas_get_flat_size(ExpandedObjectHeader *eohptr);
-static void bfas_flatten_into(ExpandedObjectHeader *eohptr, void *result,
+static Size bloom_aggstate_get_flat_size(ExpandedObjectHeader *eohptr);
+static void bloom_aggstate_flatten_into(ExpandedObjectHeader *eohptr, void *result,
 							  Size allocated_size);
 
 static Size
-bfas_get_flat_size(ExpandedObjectHeader *eohptr)
+bloom_aggstate_get_flat_size(ExpandedObjectHeader *eohptr)
 {
-	BfasState  *e = (BfasState *) eohptr;
+	BloomAggStateObject  *e = (BloomAggStateObject *) eohptr;
 	MemoryContext old;
 
 	if (e->flat != NULL)
 		pfree(e->flat);
-	old = MemoryContextSwitchTo(bfas_context(e));
+	old = MemoryContextSwitchTo(bloom_aggstate_context(e));
 	e->flat = kind_of(e->kind)->encode(e->state);
 	MemoryContextSwitchTo(old);
 	return VARHDRSZ + BFAS_HEAD_LEN + VARSIZE(e->flat) - VARHDRSZ;
 }
 
 static void
-bfas_flatten_into(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
+bloom_aggstate_flatten_into(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
 {
-	BfasState  *e = (BfasState *) eohptr;
+	BloomAggStateObject  *e = (BloomAggStateObject *) eohptr;
 	size_t		plen;
 
 	Assert(e->flat != NULL);
@@ -146,19 +146,19 @@ bfas_flatten_into(ExpandedObjectHeader *eohptr, void *result, Size allocated_siz
 	e->flat = NULL;
 }
 
-const ExpandedObjectMethods bfas_methods = {
-	bfas_get_flat_size,
-	bfas_flatten_into
+const ExpandedObjectMethods bloom_aggstate_methods = {
+	bloom_aggstate_get_flat_size,
+	bloom_aggstate_flatten_into
 };
 
-BfasState *
-bfas_new(MemoryContext aggctx, uint8 kind)
+BloomAggStateObject *
+bloom_aggstate_new(MemoryContext aggctx, uint8 kind)
 {
 	MemoryContext ctx = AllocSetContextCreate(aggctx, "bloomfilter_aggstate",
 											  ALLOCSET_START_SMALL_SIZES);
-	BfasState  *e = MemoryContextAllocZero(ctx, sizeof(BfasState));
+	BloomAggStateObject  *e = MemoryContextAllocZero(ctx, sizeof(BloomAggStateObject));
 
-	EOH_init_header(&e->hdr, &bfas_methods, ctx);
+	EOH_init_header(&e->hdr, &bloom_aggstate_methods, ctx);
 	e->kind = kind;
 	return e;
 }
@@ -208,7 +208,7 @@ flat_bytes(Datum d, uint8 kind, size_t *len)
 }
 
 /* One of our expanded objects, or NULL. */
-static inline BfasState *
+static inline BloomAggStateObject *
 our_object(Datum d, bool rw)
 {
 	void	   *ptr = DatumGetPointer(d);
@@ -217,15 +217,15 @@ our_object(Datum d, bool rw)
 	if (rw ? !VARATT_IS_EXTERNAL_EXPANDED_RW(ptr) : !VARATT_IS_EXTERNAL_EXPANDED(ptr))
 		return NULL;
 	eoh = DatumGetEOHP(d);
-	if (eoh->eoh_methods != &bfas_methods)
+	if (eoh->eoh_methods != &bloom_aggstate_methods)
 		return NULL;
-	return (BfasState *) eoh;
+	return (BloomAggStateObject *) eoh;
 }
 
-BfasState *
-bfas_trans_arg_slow(FunctionCallInfo fcinfo, int n, uint8 kind, const char *fname)
+BloomAggStateObject *
+bloom_aggstate_trans_arg_slow(FunctionCallInfo fcinfo, int n, uint8 kind, const char *fname)
 {
-	BfasState  *e;
+	BloomAggStateObject  *e;
 	MemoryContext old;
 	const uint8 *p;
 	size_t		len;
@@ -240,18 +240,18 @@ bfas_trans_arg_slow(FunctionCallInfo fcinfo, int n, uint8 kind, const char *fnam
 		return e;
 	}
 	/* a value from elsewhere: a new object of the aggregate, made from it */
-	e = bfas_new(bloom_agg_context(fcinfo, fname), kind);
+	e = bloom_aggstate_new(bloom_agg_context(fcinfo, fname), kind);
 	p = flat_bytes(PG_GETARG_DATUM(n), kind, &len);
-	old = MemoryContextSwitchTo(bfas_context(e));
+	old = MemoryContextSwitchTo(bloom_aggstate_context(e));
 	e->state = kind_of(kind)->decode(p + BFAS_HEAD_LEN, len - BFAS_HEAD_LEN, true);
 	MemoryContextSwitchTo(old);
 	return e;
 }
 
 void *
-bfas_read_arg(FunctionCallInfo fcinfo, int n, uint8 kind)
+bloom_aggstate_read_arg(FunctionCallInfo fcinfo, int n, uint8 kind)
 {
-	BfasState  *e;
+	BloomAggStateObject  *e;
 	const uint8 *p;
 	size_t		len;
 
@@ -331,7 +331,7 @@ bloomfilter_aggstate_serialize(PG_FUNCTION_ARGS)
 }
 
 /*
- * The bytes as they are: whoever reads them (bfas_read_arg, in the combine
+ * The bytes as they are: whoever reads them (bloom_aggstate_read_arg, in the combine
  * function) validates them whole first.
  */
 Datum

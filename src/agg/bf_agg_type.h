@@ -22,7 +22,7 @@
 #include "core/bf_aggstate.h"
 #include "utils/expandeddatum.h"
 
-typedef struct BfasState
+typedef struct BloomAggStateObject
 {
 	ExpandedObjectHeader hdr;
 	uint8		kind;			/* BFAS_KIND_* */
@@ -42,7 +42,7 @@ typedef struct BfasState
 	void	   *call_cache;
 	Oid			call_fn;		/* the function call_cache is of */
 	Oid			call_coll;		/* and its collation */
-} BfasState;
+} BloomAggStateObject;
 
 /*
  * The cache kept in e (may be NULL) for this call, or NULL: only for a call
@@ -50,7 +50,7 @@ typedef struct BfasState
  * function and collation.
  */
 static inline void *
-bfas_call_cache(const BfasState *e, FunctionCallInfo fcinfo)
+bloom_aggstate_call_cache(const BloomAggStateObject *e, FunctionCallInfo fcinfo)
 {
 	if (e != NULL && e->call_cache != NULL && fcinfo->flinfo->fn_expr == NULL &&
 		e->call_fn == fcinfo->flinfo->fn_oid &&
@@ -59,9 +59,9 @@ bfas_call_cache(const BfasState *e, FunctionCallInfo fcinfo)
 	return NULL;
 }
 
-/* Keeps cache c (allocated in bfas_context(e)) in e for calls like this one. */
+/* Keeps cache c (allocated in bloom_aggstate_context(e)) in e for calls like this one. */
 static inline void
-bfas_keep_call_cache(BfasState *e, FunctionCallInfo fcinfo, void *c)
+bloom_aggstate_keep_call_cache(BloomAggStateObject *e, FunctionCallInfo fcinfo, void *c)
 {
 	e->call_cache = c;
 	e->call_fn = fcinfo->flinfo->fn_oid;
@@ -69,16 +69,16 @@ bfas_keep_call_cache(BfasState *e, FunctionCallInfo fcinfo, void *c)
 }
 
 /* The memory context of a state: the kind's state lives there. */
-#define bfas_context(e) ((e)->hdr.eoh_context)
+#define bloom_aggstate_context(e) ((e)->hdr.eoh_context)
 
 /* Returns state e from a transition or combine function. */
-#define BFAS_RETURN(e) PG_RETURN_DATUM(EOHPGetRWDatum(&(e)->hdr))
+#define BLOOM_AGGSTATE_RETURN(e) PG_RETURN_DATUM(EOHPGetRWDatum(&(e)->hdr))
 
 /* A new state of a kind (no kind's state yet), a child of aggctx. */
-extern BfasState *bfas_new(MemoryContext aggctx, uint8 kind);
+extern BloomAggStateObject *bloom_aggstate_new(MemoryContext aggctx, uint8 kind);
 
-extern const ExpandedObjectMethods bfas_methods;
-extern BfasState *bfas_trans_arg_slow(FunctionCallInfo fcinfo, int n,
+extern const ExpandedObjectMethods bloom_aggstate_methods;
+extern BloomAggStateObject *bloom_aggstate_trans_arg_slow(FunctionCallInfo fcinfo, int n,
 									  uint8 kind, const char *fname);
 
 /*
@@ -88,23 +88,23 @@ extern BfasState *bfas_trans_arg_slow(FunctionCallInfo fcinfo, int n,
  * new object made from it, validated (fname names the function when it is
  * called outside an aggregate).
  */
-static inline BfasState *
-bfas_trans_arg(FunctionCallInfo fcinfo, int n, uint8 kind, const char *fname)
+static inline BloomAggStateObject *
+bloom_aggstate_trans_arg(FunctionCallInfo fcinfo, int n, uint8 kind, const char *fname)
 {
 	if (PG_ARGISNULL(n))
 		return NULL;
 	if (likely(VARATT_IS_EXTERNAL_EXPANDED_RW(DatumGetPointer(PG_GETARG_DATUM(n)))))
 	{
 		varatt_expanded ptr;
-		BfasState  *e;
+		BloomAggStateObject  *e;
 
 		/* DatumGetEOHP, inline */
 		memcpy(&ptr, VARDATA_EXTERNAL(DatumGetPointer(PG_GETARG_DATUM(n))), sizeof(ptr));
-		e = (BfasState *) ptr.eohptr;
-		if (likely(e->hdr.eoh_methods == &bfas_methods && e->kind == kind))
+		e = (BloomAggStateObject *) ptr.eohptr;
+		if (likely(e->hdr.eoh_methods == &bloom_aggstate_methods && e->kind == kind))
 			return e;
 	}
-	return bfas_trans_arg_slow(fcinfo, n, kind, fname);
+	return bloom_aggstate_trans_arg_slow(fcinfo, n, kind, fname);
 }
 
 /*
@@ -112,19 +112,19 @@ bfas_trans_arg(FunctionCallInfo fcinfo, int n, uint8 kind, const char *fname)
  * second): the kind's state, NULL if the argument is NULL.  A flat value
  * is validated and decoded into the current memory context.
  */
-extern void *bfas_read_arg(FunctionCallInfo fcinfo, int n, uint8 kind);
+extern void *bloom_aggstate_read_arg(FunctionCallInfo fcinfo, int n, uint8 kind);
 
 /*
  * Each kind's encoding of its state (a bytea in the current context) and
  * decoding (validated; in the current context; with own, nothing of the
  * state points into data).
  */
-extern bytea *bfagg_encode(void *state);
-extern void *bfagg_decode(const uint8 *data, size_t len, bool own);
+extern bytea *bloom_agg_encode(void *state);
+extern void *bloom_agg_decode(const uint8 *data, size_t len, bool own);
 extern bytea *cbloom_agg_encode(void *state);
 extern void *cbloom_agg_decode(const uint8 *data, size_t len, bool own);
-extern bytea *window_agg_encode(void *state);
-extern void *window_agg_decode(const uint8 *data, size_t len, bool own);
+extern bytea *bloom_window_agg_encode(void *state);
+extern void *bloom_window_agg_decode(const uint8 *data, size_t len, bool own);
 extern bytea *sbloom_union_encode(void *state);
 extern void *sbloom_union_decode(const uint8 *data, size_t len, bool own);
 
@@ -133,7 +133,7 @@ extern void *sbloom_union_decode(const uint8 *data, size_t len, bool own);
  * (not NULL), looked up once per call site, also when the call has no
  * expression (agg/bf_agg_type.c).
  */
-extern BloomKeyType *bfas_key_type(BfasState *e, FunctionCallInfo fcinfo, int argno);
+extern BloomKeyType *bloom_aggstate_key_type(BloomAggStateObject *e, FunctionCallInfo fcinfo, int argno);
 
 /* ---- agg/bf_agg_type.c ---- */
 

@@ -43,7 +43,7 @@ typedef struct JoinProbeCache
 {
 	bool		key_ok;			/* the key type may be hashed here */
 	BloomKeyType key;			/* if key_ok */
-	BfDetoastCache dc;
+	BloomDetoastCache dc;
 	bf_view		view;
 	size_t		bits_off;
 	JoinProbeState state;
@@ -87,7 +87,7 @@ join_probe_cache(FunctionCallInfo fcinfo)
 			key_type_cannot_fail(typid, PG_GET_COLLATION());
 		if (c->key_ok)
 			bloom_key_type_for_arg(&c->key, fcinfo, 0);
-		bf_detoast_cache_init(&c->dc, fcinfo->flinfo->fn_mcxt,
+		bloom_detoast_cache_init(&c->dc, fcinfo->flinfo->fn_mcxt,
 							  VARHDRSZ + BF_HEADER_SIZE, VARHDRSZ + BF_HEADER_SIZE, true);
 		fcinfo->flinfo->fn_extra = c;
 	}
@@ -98,7 +98,7 @@ join_probe_cache(FunctionCallInfo fcinfo)
 static pg_noinline void
 join_probe_load(JoinProbeCache *c, Datum d)
 {
-	struct varlena *f = bf_detoast_cache_load(&c->dc, d);
+	struct varlena *f = bloom_detoast_cache_load(&c->dc, d);
 	bf_view		v;
 
 	c->state = JP_LOAD;
@@ -111,7 +111,7 @@ join_probe_load(JoinProbeCache *c, Datum d)
 		c->state = JP_PASS;
 	else
 		c->state = JP_PROBE;
-	bf_detoast_cache_keep(&c->dc);
+	bloom_detoast_cache_keep(&c->dc);
 }
 
 /*
@@ -126,14 +126,14 @@ bloomfilter_join_probe(PG_FUNCTION_ARGS)
 
 	if (!c->key_ok)
 		PG_RETURN_BOOL(true);
-	switch (bf_detoast_cache_lookup(&c->dc, d))
+	switch (bloom_detoast_cache_lookup(&c->dc, d))
 	{
-		case BFDC_SAME:
+		case BLOOM_DC_SAME:
 			break;
-		case BFDC_MOVED:
+		case BLOOM_DC_MOVED:
 			c->view.bits = (uint8 *) DatumGetPointer(d) + c->bits_off;
 			break;
-		case BFDC_MISS:
+		case BLOOM_DC_MISS:
 			join_probe_load(c, d);
 			break;
 	}

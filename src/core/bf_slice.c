@@ -8,22 +8,22 @@
 #include <stdlib.h>
 
 int
-bs_mask_count(const bs_mask *m)
+bfsl_mask_count(const bfsl_mask *m)
 {
 	int			n = 0;
 
-	for (int i = 0; i < BS_WORDS; i++)
+	for (int i = 0; i < BFSL_WORDS; i++)
 		n += (int) bf_popcount64(m->w[i]);
 	return n;
 }
 
 void
-bs_transpose(uint64_t *slices, uint64_t s0, uint32_t ns,
+bfsl_transpose(uint64_t *slices, uint64_t s0, uint32_t ns,
 			 const uint8_t *const *filters, const int *cols, int n,
 			 uint64_t nbits)
 {
 	uint64_t	s1 = s0 + ns;
-	bs_mask		keep;
+	bfsl_mask		keep;
 
 	if (s1 > nbits)
 		s1 = nbits;
@@ -31,11 +31,11 @@ bs_transpose(uint64_t *slices, uint64_t s0, uint32_t ns,
 		return;
 
 	/* clear the written columns */
-	bs_mask_fill(&keep, BS_C);
+	bfsl_mask_fill(&keep, BFSL_C);
 	for (int i = 0; i < n; i++)
-		bs_mask_clear(&keep, cols[i]);
+		bfsl_mask_clear(&keep, cols[i]);
 	for (uint64_t s = s0; s < s1; s++)
-		bs_mask_and((bs_mask *) (slices + (s - s0) * BS_WORDS), keep.w);
+		bfsl_mask_and((bfsl_mask *) (slices + (s - s0) * BFSL_WORDS), keep.w);
 
 	/*
 	 * Then set each filter's bits: a filter's word at a time, its set bits
@@ -61,18 +61,18 @@ bs_transpose(uint64_t *slices, uint64_t s0, uint32_t ns,
 				uint64_t	s = w * 64 + (uint64_t) __builtin_ctzll(word);
 
 				word &= word - 1;
-				slices[(s - s0) * BS_WORDS + colword] |= colbit;
+				slices[(s - s0) * BFSL_WORDS + colword] |= colbit;
 			}
 		}
 	}
 }
 
 void
-bs_untranspose(const uint64_t *slices, uint64_t nbits, int c, uint8_t *bits)
+bfsl_untranspose(const uint64_t *slices, uint64_t nbits, int c, uint8_t *bits)
 {
 	memset(bits, 0, nbits / 8);
 	for (uint64_t s = 0; s < nbits; s++)
-		if ((slices[s * BS_WORDS + (c >> 6)] >> (c & 63)) & 1)
+		if ((slices[s * BFSL_WORDS + (c >> 6)] >> (c & 63)) & 1)
 			bits[s >> 3] |= (uint8_t) (1u << (s & 7));
 }
 
@@ -86,7 +86,7 @@ cmp_u64(const void *a, const void *b)
 }
 
 int
-bs_sort_unique(uint64_t *pos, int n)
+bfsl_sort_unique(uint64_t *pos, int n)
 {
 	int			m = 0;
 
@@ -100,7 +100,7 @@ bs_sort_unique(uint64_t *pos, int n)
 }
 
 size_t
-bs_tid_items_merge(uint64_t *items, size_t n)
+bfsl_tid_items_merge(uint64_t *items, size_t n)
 {
 	size_t		m = 0;
 	size_t		i = 1;
@@ -133,7 +133,7 @@ log2_ratio(uint64_t big, uint64_t small)
 }
 
 int64_t
-bs_superset_positions(int layout, uint64_t nbits, const uint8_t *qbits,
+bfsl_superset_positions(int layout, uint64_t nbits, const uint8_t *qbits,
 					  uint64_t qnbits, uint64_t *pos, int64_t max, int *shift)
 {
 	int			sq = 0;
@@ -158,7 +158,7 @@ bs_superset_positions(int layout, uint64_t nbits, const uint8_t *qbits,
 			/* q folded to the filters' size, as bf_fold_or folds */
 			if (layout == BF_LAYOUT_BLOCKED || layout == BF_LAYOUT_PARQUET)
 			{
-				uint64_t	bb = bs_fold_block_bits(layout);
+				uint64_t	bb = bfsl_fold_block_bits(layout);
 
 				fp = ((p / bb) >> sq) * bb + p % bb;
 			}
@@ -169,12 +169,12 @@ bs_superset_positions(int layout, uint64_t nbits, const uint8_t *qbits,
 			if (n == max)
 			{
 				/* duplicates only come from folding: compact, then retry */
-				n = bs_sort_unique(pos, (int) n);
+				n = bfsl_sort_unique(pos, (int) n);
 				if (n == max)
 					return -1;
 			}
 			pos[n++] = fp;
 		}
 	}
-	return bs_sort_unique(pos, (int) n);
+	return bfsl_sort_unique(pos, (int) n);
 }

@@ -3,8 +3,8 @@
  *		Bit-sliced blocks of filters (the bloomslice index's math): no
  *		PostgreSQL header, unit-tested in test/core.
  *
- * A block holds up to BS_C filters of one geometry transposed: slice j is
- * a BS_C-bit word array (BS_WORDS uint64 words, native byte order) whose
+ * A block holds up to BFSL_C filters of one geometry transposed: slice j is
+ * a BFSL_C-bit word array (BFSL_WORDS uint64 words, native byte order) whose
  * bit c says whether the filter in column c has bit j set.  A key's
  * answer for a block is the AND of the slices at its k positions; a
  * superset query's answer is the AND of the slices at q's set bits (each
@@ -16,20 +16,20 @@
 
 #include "bf_core.h"
 
-#define BS_C			512		/* filters per block */
-#define BS_WORDS		(BS_C / 64)
-#define BS_SLICE_BYTES	(BS_C / 8)
+#define BFSL_C			512		/* filters per block */
+#define BFSL_WORDS		(BFSL_C / 64)
+#define BFSL_SLICE_BYTES	(BFSL_C / 8)
 
 /* A C-bit word array: a slice, or a set of columns. */
-typedef struct bs_mask
+typedef struct bfsl_mask
 {
-	uint64_t	w[BS_WORDS];
-} bs_mask;
+	uint64_t	w[BFSL_WORDS];
+} bfsl_mask;
 
 static inline void
-bs_mask_fill(bs_mask *m, int ncols)
+bfsl_mask_fill(bfsl_mask *m, int ncols)
 {
-	for (int i = 0; i < BS_WORDS; i++)
+	for (int i = 0; i < BFSL_WORDS; i++)
 	{
 		int			lo = i * 64;
 
@@ -43,65 +43,65 @@ bs_mask_fill(bs_mask *m, int ncols)
 }
 
 static inline void
-bs_mask_and(bs_mask *acc, const uint64_t *slice)
+bfsl_mask_and(bfsl_mask *acc, const uint64_t *slice)
 {
-	for (int i = 0; i < BS_WORDS; i++)
+	for (int i = 0; i < BFSL_WORDS; i++)
 		acc->w[i] &= slice[i];
 }
 
 static inline void
-bs_mask_or(bs_mask *acc, const uint64_t *slice)
+bfsl_mask_or(bfsl_mask *acc, const uint64_t *slice)
 {
-	for (int i = 0; i < BS_WORDS; i++)
+	for (int i = 0; i < BFSL_WORDS; i++)
 		acc->w[i] |= slice[i];
 }
 
 static inline bool
-bs_mask_empty(const bs_mask *m)
+bfsl_mask_empty(const bfsl_mask *m)
 {
 	uint64_t	x = 0;
 
-	for (int i = 0; i < BS_WORDS; i++)
+	for (int i = 0; i < BFSL_WORDS; i++)
 		x |= m->w[i];
 	return x == 0;
 }
 
 static inline bool
-bs_mask_test(const bs_mask *m, int c)
+bfsl_mask_test(const bfsl_mask *m, int c)
 {
 	return (m->w[c >> 6] >> (c & 63)) & 1;
 }
 
 static inline void
-bs_mask_set(bs_mask *m, int c)
+bfsl_mask_set(bfsl_mask *m, int c)
 {
 	m->w[c >> 6] |= UINT64_C(1) << (c & 63);
 }
 
 static inline void
-bs_mask_clear(bs_mask *m, int c)
+bfsl_mask_clear(bfsl_mask *m, int c)
 {
 	m->w[c >> 6] &= ~(UINT64_C(1) << (c & 63));
 }
 
-extern int	bs_mask_count(const bs_mask *m);
+extern int	bfsl_mask_count(const bfsl_mask *m);
 
 /*
  * Writes columns cols[0 .. n-1] of slices [s0, s0 + ns) (slices: ns *
- * BS_WORDS words) from filters[i], whose bits (nbits of them, the portable
+ * BFSL_WORDS words) from filters[i], whose bits (nbits of them, the portable
  * format's byte order) become column cols[i].  Each written column is
  * cleared first, so a column left half-written by a crash is overwritten,
  * never ORed into.
  */
-extern void bs_transpose(uint64_t *slices, uint64_t s0, uint32_t ns,
+extern void bfsl_transpose(uint64_t *slices, uint64_t s0, uint32_t ns,
 						 const uint8_t *const *filters, const int *cols, int n,
 						 uint64_t nbits);
 
 /*
  * Reads column c of slices [0, nbits) back into a filter's bits (nbits / 8
- * bytes, zeroed first): the inverse of bs_transpose, for tests and checks.
+ * bytes, zeroed first): the inverse of bfsl_transpose, for tests and checks.
  */
-extern void bs_untranspose(const uint64_t *slices, uint64_t nbits, int c,
+extern void bfsl_untranspose(const uint64_t *slices, uint64_t nbits, int c,
 						   uint8_t *bits);
 
 /*
@@ -110,9 +110,9 @@ extern void bs_untranspose(const uint64_t *slices, uint64_t nbits, int c,
  * writes q's set bits, folded to nbits when q is larger, into pos (sorted,
  * at most max); returns their count, or -1 if more than max.  When the
  * filters are larger than q (*shift > 0), each position p stands for the
- * 2^shift slices bs_fold_slice(layout, p, shift, i) for i < 2^shift.
+ * 2^shift slices bfsl_fold_slice(layout, p, shift, i) for i < 2^shift.
  */
-extern int64_t bs_superset_positions(int layout, uint64_t nbits, const uint8_t *qbits,
+extern int64_t bfsl_superset_positions(int layout, uint64_t nbits, const uint8_t *qbits,
 									 uint64_t qnbits, uint64_t *pos, int64_t max,
 									 int *shift);
 
@@ -121,7 +121,7 @@ extern int64_t bs_superset_positions(int layout, uint64_t nbits, const uint8_t *
  * filters, 1 bit otherwise.
  */
 static inline uint64_t
-bs_fold_block_bits(int layout)
+bfsl_fold_block_bits(int layout)
 {
 	return layout == BF_LAYOUT_BLOCKED ? BF_BLOCK_BITS :
 		layout == BF_LAYOUT_PARQUET ? BF_PARQUET_BLOCK_BITS : 1;
@@ -129,11 +129,11 @@ bs_fold_block_bits(int layout)
 
 /* The i-th slice of a larger filter that folds onto bit p (see above). */
 static inline uint64_t
-bs_fold_slice(int layout, uint64_t p, int shift, uint64_t i)
+bfsl_fold_slice(int layout, uint64_t p, int shift, uint64_t i)
 {
 	if (layout == BF_LAYOUT_BLOCKED || layout == BF_LAYOUT_PARQUET)
 	{
-		uint64_t	bb = bs_fold_block_bits(layout);
+		uint64_t	bb = bfsl_fold_block_bits(layout);
 		uint64_t	blk = p / bb,
 					off = p % bb;
 
@@ -143,7 +143,7 @@ bs_fold_slice(int layout, uint64_t p, int shift, uint64_t i)
 }
 
 /* Sorts n positions in place, and drops duplicates; returns the new n. */
-extern int	bs_sort_unique(uint64_t *pos, int n);
+extern int	bfsl_sort_unique(uint64_t *pos, int n);
 
 /*
  * A candidate row of an index scan that returns rows one by one: its heap
@@ -151,25 +151,25 @@ extern int	bs_sort_unique(uint64_t *pos, int n);
  * the items sort in heap order.
  */
 static inline uint64_t
-bs_tid_item(uint32_t block, uint16_t offset, int recheck)
+bfsl_tid_item(uint32_t block, uint16_t offset, int recheck)
 {
 	return ((uint64_t) block << 17) | ((uint64_t) offset << 1) | (recheck ? 1 : 0);
 }
 
 static inline uint32_t
-bs_tid_item_block(uint64_t item)
+bfsl_tid_item_block(uint64_t item)
 {
 	return (uint32_t) (item >> 17);
 }
 
 static inline uint16_t
-bs_tid_item_offset(uint64_t item)
+bfsl_tid_item_offset(uint64_t item)
 {
 	return (uint16_t) ((item >> 1) & 0xFFFF);
 }
 
 static inline int
-bs_tid_item_recheck(uint64_t item)
+bfsl_tid_item_recheck(uint64_t item)
 {
 	return (int) (item & 1);
 }
@@ -179,6 +179,6 @@ bs_tid_item_recheck(uint64_t item)
  * any of its copies was (a row can be met twice: in the pending area, then
  * in the block a concurrent flush moved it to); returns the new n.
  */
-extern size_t bs_tid_items_merge(uint64_t *items, size_t n);
+extern size_t bfsl_tid_items_merge(uint64_t *items, size_t n);
 
 #endif							/* BF_SLICE_H */

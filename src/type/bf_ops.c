@@ -223,7 +223,7 @@ typedef struct BloomProbeCache
 	Oid			array_type;		/* keys are this array's elements (probes of
 								 * many keys, type/bf_array.c); InvalidOid if a key
 								 * is the argument itself */
-	BfDetoastCache dc;			/* is it the filter seen last time? */
+	BloomDetoastCache dc;			/* is it the filter seen last time? */
 	bf_view		view;			/* the current filter */
 	size_t		bits_off;		/* of view.bits from the start of the value */
 	bool		has_keys;		/* it holds keys of this call's family */
@@ -248,7 +248,7 @@ probe_cache(FunctionCallInfo fcinfo, int keyarg, bool elements)
 		}
 		else
 			bloom_key_type_for_arg(&c->key, fcinfo, keyarg);
-		bf_detoast_cache_init(&c->dc, fcinfo->flinfo->fn_mcxt,
+		bloom_detoast_cache_init(&c->dc, fcinfo->flinfo->fn_mcxt,
 							  VARHDRSZ + BF_HEADER_SIZE, VARHDRSZ + BF_HEADER_SIZE, true);
 		fcinfo->flinfo->fn_extra = c;
 	}
@@ -286,7 +286,7 @@ check_element_family(const BloomProbeCache *c, const bf_view *v)
 static pg_noinline void
 probe_cache_load(BloomProbeCache *c, Datum d)
 {
-	struct varlena *f = bf_detoast_cache_load(&c->dc, d);
+	struct varlena *f = bloom_detoast_cache_load(&c->dc, d);
 	bf_view		v;
 
 	bloomfilter_view(f, &v);
@@ -296,21 +296,21 @@ probe_cache_load(BloomProbeCache *c, Datum d)
 	c->has_keys = bloom_check_family(&v, &c->key);
 	c->view = v;
 	c->bits_off = v.bits - (uint8 *) f;
-	bf_detoast_cache_keep(&c->dc);
+	bloom_detoast_cache_keep(&c->dc);
 }
 
 /* The view of d: the one kept if d is the filter kept. */
 static inline void
 probe_cache_get(BloomProbeCache *c, Datum d)
 {
-	switch (bf_detoast_cache_lookup(&c->dc, d))
+	switch (bloom_detoast_cache_lookup(&c->dc, d))
 	{
-		case BFDC_SAME:
+		case BLOOM_DC_SAME:
 			return;
-		case BFDC_MOVED:
+		case BLOOM_DC_MOVED:
 			c->view.bits = (uint8 *) DatumGetPointer(d) + c->bits_off;
 			return;
-		case BFDC_MISS:
+		case BLOOM_DC_MISS:
 			break;
 	}
 	probe_cache_load(c, d);

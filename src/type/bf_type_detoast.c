@@ -9,15 +9,15 @@
 #include "type/bf_type_detoast.h"
 
 void
-bf_detoast_cache_init(BfDetoastCache *c, MemoryContext mcxt, uint32 head_len,
+bloom_detoast_cache_init(BloomDetoastCache *c, MemoryContext mcxt, uint32 head_len,
 					  uint32 align_off, bool packed_ok)
 {
-	Assert(head_len >= VARHDRSZ && head_len <= BFDC_HEAD_MAX);
+	Assert(head_len >= VARHDRSZ && head_len <= BLOOM_DC_HEAD_MAX);
 	c->mcxt = mcxt;
 	c->head_len = head_len;
 	c->align_off = align_off;
 	c->packed_ok = packed_ok;
-	c->source = c->pending = BFDC_NONE;
+	c->source = c->pending = BLOOM_DC_NONE;
 }
 
 /*
@@ -26,7 +26,7 @@ bf_detoast_cache_init(BfDetoastCache *c, MemoryContext mcxt, uint32 head_len,
  * probe touches one cache line).
  */
 static struct varlena *
-aligned_copy(BfDetoastCache *c, const struct varlena *f)
+aligned_copy(BloomDetoastCache *c, const struct varlena *f)
 {
 	Size		len = VARSIZE(f);
 	char	   *base;
@@ -43,9 +43,9 @@ aligned_copy(BfDetoastCache *c, const struct varlena *f)
 
 /* Frees what is kept; never a freed pointer left behind (an ERROR may come). */
 static void
-forget(BfDetoastCache *c)
+forget(BloomDetoastCache *c)
 {
-	c->source = c->pending = BFDC_NONE;
+	c->source = c->pending = BLOOM_DC_NONE;
 	if (c->copy_alloc != NULL)
 		pfree(c->copy_alloc);
 	c->copy_alloc = NULL;
@@ -58,7 +58,7 @@ forget(BfDetoastCache *c)
 }
 
 struct varlena *
-bf_detoast_cache_load(BfDetoastCache *c, Datum d)
+bloom_detoast_cache_load(BloomDetoastCache *c, Datum d)
 {
 	struct varlena *raw = (struct varlena *) DatumGetPointer(d);
 
@@ -71,7 +71,7 @@ bf_detoast_cache_load(BfDetoastCache *c, Datum d)
 		f = detoast_attr(raw);
 		aligned_copy(c, f);
 		pfree(f);
-		c->pending = BFDC_TOAST;
+		c->pending = BLOOM_DC_TOAST;
 		return c->copy;
 	}
 	if (VARATT_IS_COMPRESSED(raw))
@@ -82,7 +82,7 @@ bf_detoast_cache_load(BfDetoastCache *c, Datum d)
 		pfree(f);
 		c->compressed = MemoryContextAlloc(c->mcxt, VARSIZE(raw));
 		memcpy(c->compressed, raw, VARSIZE(raw));
-		c->pending = BFDC_COMPRESSED;
+		c->pending = BLOOM_DC_COMPRESSED;
 		return c->copy;
 	}
 	if (VARATT_IS_4B_U(raw))
@@ -90,7 +90,7 @@ bf_detoast_cache_load(BfDetoastCache *c, Datum d)
 		c->inplace = raw;
 		c->head_used = Min(c->head_len, VARSIZE(raw));
 		memcpy(c->head, raw, c->head_used);
-		c->pending = BFDC_INPLACE;
+		c->pending = BLOOM_DC_INPLACE;
 		return raw;
 	}
 	/* a short header, an expanded or indirect pointer: this call only */
@@ -98,9 +98,9 @@ bf_detoast_cache_load(BfDetoastCache *c, Datum d)
 }
 
 void
-bf_detoast_cache_watch(BfDetoastCache *c, size_t off)
+bloom_detoast_cache_watch(BloomDetoastCache *c, size_t off)
 {
-	if (c->pending != BFDC_INPLACE)
+	if (c->pending != BLOOM_DC_INPLACE)
 		return;					/* a copy is recognized whole */
 	Assert(off + sizeof(uint64) <= VARSIZE(c->head));
 	if (c->nwatch == c->maxwatch)

@@ -28,9 +28,9 @@
  *	  value at one address), so every lookup compares the bytes the view was
  *	  decoded from: the length, the first head_len bytes (the varlena header
  *	  and the type's header), and any further 8-byte words the type watched
- *	  (bf_detoast_cache_watch).  If they agree the view is right for the
- *	  value now passed: at the same address as is (BFDC_SAME), at another
- *	  after moving its pointers onto the new address (BFDC_MOVED).  The
+ *	  (bloom_detoast_cache_watch).  If they agree the view is right for the
+ *	  value now passed: at the same address as is (BLOOM_DC_SAME), at another
+ *	  after moving its pointers onto the new address (BLOOM_DC_MOVED).  The
  *	  rest of the value (the bits) is never kept: it is read in place at
  *	  every call.
  *
@@ -38,7 +38,7 @@
  *	  detoasted for the one call, never recognized again.
  *
  * A load keeps nothing until the type has decoded the value and calls
- * bf_detoast_cache_keep: a decoding that raises an ERROR (a damaged value,
+ * bloom_detoast_cache_keep: a decoding that raises an ERROR (a damaged value,
  * a family mismatch, out of memory) leaves a cache that finds no value
  * the same, never half of another value's state.
  */
@@ -52,55 +52,55 @@
 #include "access/detoast.h"
 
 /* the most bytes from the start of an in-place value compared as its head */
-#define BFDC_HEAD_MAX	80
+#define BLOOM_DC_HEAD_MAX	80
 
-typedef enum BfDetoastSource
+typedef enum BloomDetoastSource
 {
-	BFDC_NONE,					/* nothing kept */
-	BFDC_TOAST,
-	BFDC_COMPRESSED,
-	BFDC_INPLACE
-} BfDetoastSource;
+	BLOOM_DC_NONE,					/* nothing kept */
+	BLOOM_DC_TOAST,
+	BLOOM_DC_COMPRESSED,
+	BLOOM_DC_INPLACE
+} BloomDetoastSource;
 
-typedef enum BfDetoastMatch
+typedef enum BloomDetoastMatch
 {
-	BFDC_MISS,					/* another value: bf_detoast_cache_load it */
-	BFDC_SAME,					/* the value kept, the type's view as is */
-	BFDC_MOVED					/* in place at another address: move the
+	BLOOM_DC_MISS,					/* another value: bloom_detoast_cache_load it */
+	BLOOM_DC_SAME,					/* the value kept, the type's view as is */
+	BLOOM_DC_MOVED					/* in place at another address: move the
 								 * view's pointers onto it */
-} BfDetoastMatch;
+} BloomDetoastMatch;
 
-typedef struct BfDetoastCache
+typedef struct BloomDetoastCache
 {
 	MemoryContext mcxt;			/* where the copies live (fn_mcxt) */
 	uint32		head_len;		/* in place: bytes compared from the start */
 	uint32		align_off;		/* a kept copy's byte at this offset is
 								 * BF_BLOCK_BYTES aligned */
 	bool		packed_ok;		/* a short header may be read as is */
-	BfDetoastSource source;		/* what is kept (set by keep, last) */
-	BfDetoastSource pending;	/* what the last load will keep */
+	BloomDetoastSource source;		/* what is kept (set by keep, last) */
+	BloomDetoastSource pending;	/* what the last load will keep */
 
-	struct varatt_external ext; /* BFDC_TOAST: the TOAST pointer */
-	struct varlena *compressed; /* BFDC_COMPRESSED: the compressed bytes */
-	void	   *copy_alloc;		/* BFDC_TOAST, BFDC_COMPRESSED: the copy */
+	struct varatt_external ext; /* BLOOM_DC_TOAST: the TOAST pointer */
+	struct varlena *compressed; /* BLOOM_DC_COMPRESSED: the compressed bytes */
+	void	   *copy_alloc;		/* BLOOM_DC_TOAST, BLOOM_DC_COMPRESSED: the copy */
 	struct varlena *copy;		/* ... aligned inside copy_alloc */
 
-	const struct varlena *inplace;	/* BFDC_INPLACE: the address */
+	const struct varlena *inplace;	/* BLOOM_DC_INPLACE: the address */
 	uint32		head_used;		/* Min(head_len, its length) */
-	uint8		head[BFDC_HEAD_MAX];	/* its first head_used bytes */
+	uint8		head[BLOOM_DC_HEAD_MAX];	/* its first head_used bytes */
 	uint32		nwatch;			/* words watched beyond the head */
 	uint32		maxwatch;
 	size_t	   *watch_off;		/* their offsets from the start */
 	uint64	   *watch_word;		/* their values */
-} BfDetoastCache;
+} BloomDetoastCache;
 
 /*
  * Prepares a zeroed cache: copies in mcxt (the call site's fn_mcxt), in
- * place the first head_len bytes compared (at most BFDC_HEAD_MAX), a kept
+ * place the first head_len bytes compared (at most BLOOM_DC_HEAD_MAX), a kept
  * copy's byte at align_off aligned on BF_BLOCK_BYTES, and packed_ok if the
  * type reads a value of short header (not aligned) as well.
  */
-extern void bf_detoast_cache_init(BfDetoastCache *c, MemoryContext mcxt,
+extern void bloom_detoast_cache_init(BloomDetoastCache *c, MemoryContext mcxt,
 								  uint32 head_len, uint32 align_off,
 								  bool packed_ok);
 
@@ -109,25 +109,25 @@ extern void bf_detoast_cache_init(BfDetoastCache *c, MemoryContext mcxt,
  * new kept copy (TOAST, compressed), d itself (in place), or d detoasted in
  * the current memory context (anything else, for this call only).
  */
-extern struct varlena *bf_detoast_cache_load(BfDetoastCache *c, Datum d);
+extern struct varlena *bloom_detoast_cache_load(BloomDetoastCache *c, Datum d);
 
 /*
  * In place only, between load and keep: watches the 8 bytes at off (from
  * the start of the value; off + 8 within its length), which the type's view
  * was decoded from, beyond the head.
  */
-extern void bf_detoast_cache_watch(BfDetoastCache *c, size_t off);
+extern void bloom_detoast_cache_watch(BloomDetoastCache *c, size_t off);
 
 /* The type decoded the value loaded last: it is kept from now on. */
 static inline void
-bf_detoast_cache_keep(BfDetoastCache *c)
+bloom_detoast_cache_keep(BloomDetoastCache *c)
 {
 	c->source = c->pending;
 }
 
 /* Do the words watched agree with raw, of the kept length? */
 static inline bool
-bf_detoast_cache_watched_same(const BfDetoastCache *c, const struct varlena *raw)
+bloom_detoast_cache_watched_same(const BloomDetoastCache *c, const struct varlena *raw)
 {
 	const uint8 *p = (const uint8 *) raw;
 	uint64		diff = 0;
@@ -144,29 +144,29 @@ bf_detoast_cache_watched_same(const BfDetoastCache *c, const struct varlena *raw
 }
 
 /*
- * Is d the value kept?  BFDC_MOVED: it is the in-place value's bytes at
+ * Is d the value kept?  BLOOM_DC_MOVED: it is the in-place value's bytes at
  * another address, now the one the cache points at; the type moves its
  * view's pointers onto d.
  */
-static inline BfDetoastMatch
-bf_detoast_cache_lookup(BfDetoastCache *c, Datum d)
+static inline BloomDetoastMatch
+bloom_detoast_cache_lookup(BloomDetoastCache *c, Datum d)
 {
 	const struct varlena *raw = (const struct varlena *) DatumGetPointer(d);
 
 	switch (c->source)
 	{
-		case BFDC_INPLACE:
+		case BLOOM_DC_INPLACE:
 			/* the length first: nothing is read past raw's end */
 			if (!VARATT_IS_4B_U(raw) ||
 				VARSIZE(raw) != VARSIZE(c->head) ||
 				memcmp(raw, c->head, c->head_used) != 0 ||
-				!bf_detoast_cache_watched_same(c, raw))
-				return BFDC_MISS;
+				!bloom_detoast_cache_watched_same(c, raw))
+				return BLOOM_DC_MISS;
 			if (raw == c->inplace)
-				return BFDC_SAME;
+				return BLOOM_DC_SAME;
 			c->inplace = raw;
-			return BFDC_MOVED;
-		case BFDC_TOAST:
+			return BLOOM_DC_MOVED;
+		case BLOOM_DC_TOAST:
 			if (VARATT_IS_EXTERNAL_ONDISK(raw))
 			{
 				struct varatt_external ext;
@@ -176,19 +176,19 @@ bf_detoast_cache_lookup(BfDetoastCache *c, Datum d)
 					ext.va_toastrelid == c->ext.va_toastrelid &&
 					ext.va_rawsize == c->ext.va_rawsize &&
 					ext.va_extinfo == c->ext.va_extinfo)
-					return BFDC_SAME;
+					return BLOOM_DC_SAME;
 			}
-			return BFDC_MISS;
-		case BFDC_COMPRESSED:
+			return BLOOM_DC_MISS;
+		case BLOOM_DC_COMPRESSED:
 			if (VARATT_IS_COMPRESSED(raw) &&
 				VARSIZE(raw) == VARSIZE(c->compressed) &&
 				memcmp(raw, c->compressed, VARSIZE(raw)) == 0)
-				return BFDC_SAME;
-			return BFDC_MISS;
-		case BFDC_NONE:
-			return BFDC_MISS;
+				return BLOOM_DC_SAME;
+			return BLOOM_DC_MISS;
+		case BLOOM_DC_NONE:
+			return BLOOM_DC_MISS;
 	}
-	return BFDC_MISS;
+	return BLOOM_DC_MISS;
 }
 
 /*
@@ -197,17 +197,17 @@ bf_detoast_cache_lookup(BfDetoastCache *c, Datum d)
  * place, else loaded and kept at once.
  */
 static inline struct varlena *
-bf_detoast_cache_fetch(BfDetoastCache *c, Datum d)
+bloom_detoast_cache_fetch(BloomDetoastCache *c, Datum d)
 {
 	struct varlena *raw = (struct varlena *) DatumGetPointer(d);
 	struct varlena *f;
 
 	if (VARATT_IS_4B_U(raw))
 		return raw;				/* read in place, nothing to keep */
-	if (bf_detoast_cache_lookup(c, d) == BFDC_SAME)
+	if (bloom_detoast_cache_lookup(c, d) == BLOOM_DC_SAME)
 		return c->copy;
-	f = bf_detoast_cache_load(c, d);
-	bf_detoast_cache_keep(c);
+	f = bloom_detoast_cache_load(c, d);
+	bloom_detoast_cache_keep(c);
 	return f;
 }
 

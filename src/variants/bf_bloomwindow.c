@@ -312,7 +312,7 @@ bloomwindow_add(PG_FUNCTION_ARGS)
 typedef struct BloomWindowProbeCache
 {
 	BloomKeyType key;
-	BfDetoastCache dc;
+	BloomDetoastCache dc;
 } BloomWindowProbeCache;
 
 /*
@@ -337,10 +337,10 @@ window_probe(FunctionCallInfo fcinfo, int windowarg, int keyarg, TimestampTz at)
 		 * not packed: keeps the 8-byte alignment; a kept copy starts 64-byte
 		 * aligned, and so does every slot's bit array
 		 */
-		bf_detoast_cache_init(&c->dc, fcinfo->flinfo->fn_mcxt, VARHDRSZ, 0, false);
+		bloom_detoast_cache_init(&c->dc, fcinfo->flinfo->fn_mcxt, VARHDRSZ, 0, false);
 		fcinfo->flinfo->fn_extra = c;
 	}
-	d = bf_detoast_cache_fetch(&c->dc, PG_GETARG_DATUM(windowarg));
+	d = bloom_detoast_cache_fetch(&c->dc, PG_GETARG_DATUM(windowarg));
 	window_view(d, &w);
 	window_family_view(&w, &fv);
 	if (!bloom_check_family(&fv, &c->key))
@@ -529,7 +529,7 @@ state_from(MemoryContext cxt, const uint8 *data, size_t len)
 Datum
 bloomwindow_agg_trans(PG_FUNCTION_ARGS)
 {
-	BfasState  *e = bfas_trans_arg(fcinfo, 0, BFAS_KIND_WINDOW, "bloomwindow_agg_trans");
+	BloomAggStateObject  *e = bloom_aggstate_trans_arg(fcinfo, 0, BFAS_KIND_WINDOW, "bloomwindow_agg_trans");
 	BloomWindowState *st = e ? (BloomWindowState *) e->state : NULL;
 
 	if (st == NULL)
@@ -558,8 +558,8 @@ bloomwindow_agg_trans(PG_FUNCTION_ARGS)
 		}
 		window_geometry(width_us, buckets, capacity, fpr, BF_LAYOUT_BLOCKED,
 						&nbits, &hashes, &bucket_us);
-		e = bfas_new(bloom_agg_context(fcinfo, "bloomwindow_agg_trans"), BFAS_KIND_WINDOW);
-		aggctx = bfas_context(e);
+		e = bloom_aggstate_new(bloom_agg_context(fcinfo, "bloomwindow_agg_trans"), BFAS_KIND_WINDOW);
+		aggctx = bloom_aggstate_context(e);
 		st = MemoryContextAllocZero(aggctx, sizeof(BloomWindowState));
 		e->state = st;
 		st->win = window_alloc(aggctx, bfw_buffer_size(buckets, nbits));
@@ -571,7 +571,7 @@ bloomwindow_agg_trans(PG_FUNCTION_ARGS)
 	if (!PG_ARGISNULL(1) && !PG_ARGISNULL(2))
 	{
 		/* looked up on the first non-NULL key: a NULL record has no columns */
-		BloomKeyType *kt = bfas_key_type(e, fcinfo, 1);
+		BloomKeyType *kt = bloom_aggstate_key_type(e, fcinfo, 1);
 		int64		b = bucket_arg(&st->w, PG_GETARG_TIMESTAMPTZ(2));
 
 		b = bloom_window_bucket_for_add(&st->w, b, st->newest, PG_GETARG_TIMESTAMPTZ(2));
@@ -580,13 +580,13 @@ bloomwindow_agg_trans(PG_FUNCTION_ARGS)
 		(void) bfw_add_hash(&st->w, b, &st->newest,
 							bloom_hash_fast(kt, PG_GETARG_DATUM(1), st->w.seed));
 	}
-	BFAS_RETURN(e);
+	BLOOM_AGGSTATE_RETURN(e);
 }
 
 Datum
 bloomwindow_agg_final(PG_FUNCTION_ARGS)
 {
-	BloomWindowState *st = bfas_read_arg(fcinfo, 0, BFAS_KIND_WINDOW);
+	BloomWindowState *st = bloom_aggstate_read_arg(fcinfo, 0, BFAS_KIND_WINDOW);
 	struct varlena *out;
 
 	if (st == NULL)
@@ -603,16 +603,16 @@ bloomwindow_agg_final(PG_FUNCTION_ARGS)
  * is NULL): every bucket the union of that bucket in both, as if every key
  * of w2 had been added to e (bfw_merge), whatever the order.
  */
-static BfasState *
-window_merge_into(MemoryContext aggctx, BfasState *e, const struct varlena *win2,
+static BloomAggStateObject *
+window_merge_into(MemoryContext aggctx, BloomAggStateObject *e, const struct varlena *win2,
 				  const bfw_view *w2, const char *what)
 {
 	BloomWindowState *s1;
 
 	if (e == NULL)
 	{
-		e = bfas_new(aggctx, BFAS_KIND_WINDOW);
-		e->state = state_from(bfas_context(e), (const uint8 *) VARDATA_ANY(win2),
+		e = bloom_aggstate_new(aggctx, BFAS_KIND_WINDOW);
+		e->state = state_from(bloom_aggstate_context(e), (const uint8 *) VARDATA_ANY(win2),
 							  VARSIZE_ANY_EXHDR(win2));
 		return e;
 	}
@@ -635,18 +635,18 @@ window_merge_into(MemoryContext aggctx, BfasState *e, const struct varlena *win2
 Datum
 bloomwindow_agg_combine(PG_FUNCTION_ARGS)
 {
-	BfasState  *e = bfas_trans_arg(fcinfo, 0, BFAS_KIND_WINDOW, "bloomwindow_agg_combine");
-	BloomWindowState *s2 = bfas_read_arg(fcinfo, 1, BFAS_KIND_WINDOW);
+	BloomAggStateObject  *e = bloom_aggstate_trans_arg(fcinfo, 0, BFAS_KIND_WINDOW, "bloomwindow_agg_combine");
+	BloomWindowState *s2 = bloom_aggstate_read_arg(fcinfo, 1, BFAS_KIND_WINDOW);
 
 	if (s2 == NULL)
 	{
 		if (e == NULL)
 			PG_RETURN_NULL();
-		BFAS_RETURN(e);
+		BLOOM_AGGSTATE_RETURN(e);
 	}
 	e = window_merge_into(e ? NULL : bloom_agg_context(fcinfo, "bloomwindow_agg_combine"),
 						  e, s2->win, &s2->w, "bloom_window_agg states");
-	BFAS_RETURN(e);
+	BLOOM_AGGSTATE_RETURN(e);
 }
 
 /*
@@ -657,7 +657,7 @@ bloomwindow_agg_combine(PG_FUNCTION_ARGS)
 Datum
 bloomwindow_union_agg_trans(PG_FUNCTION_ARGS)
 {
-	BfasState  *e = bfas_trans_arg(fcinfo, 0, BFAS_KIND_WINDOW, "bloom_union_agg");
+	BloomAggStateObject  *e = bloom_aggstate_trans_arg(fcinfo, 0, BFAS_KIND_WINDOW, "bloom_union_agg");
 	struct varlena *win;
 	bfw_view	w;
 
@@ -665,17 +665,17 @@ bloomwindow_union_agg_trans(PG_FUNCTION_ARGS)
 	{
 		if (e == NULL)
 			PG_RETURN_NULL();
-		BFAS_RETURN(e);
+		BLOOM_AGGSTATE_RETURN(e);
 	}
 	win = window_getarg(fcinfo, 1, &w);
 	e = window_merge_into(e ? NULL : bloom_agg_context(fcinfo, "bloom_union_agg"),
 						  e, win, &w, "bloomwindows");
-	BFAS_RETURN(e);
+	BLOOM_AGGSTATE_RETURN(e);
 }
 
 /* The payload of a state of kind 'w': the window's bytes, sealed. */
 bytea *
-window_agg_encode(void *state)
+bloom_window_agg_encode(void *state)
 {
 	BloomWindowState *st = (BloomWindowState *) state;
 	size_t		len = VARSIZE(st->win) - VARHDRSZ;
@@ -688,7 +688,7 @@ window_agg_encode(void *state)
 
 /* A state from its payload, validated as every other way bytes come in. */
 void *
-window_agg_decode(const uint8 *data, size_t len, bool own pg_attribute_unused())
+bloom_window_agg_decode(const uint8 *data, size_t len, bool own pg_attribute_unused())
 {
 	bf_problem	p;
 	BloomWindowState *s;

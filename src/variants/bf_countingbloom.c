@@ -378,7 +378,7 @@ countingbloom_remove_all(PG_FUNCTION_ARGS)
 typedef struct CbloomProbeCache
 {
 	BloomKeyType key;
-	BfDetoastCache dc;
+	BloomDetoastCache dc;
 } CbloomProbeCache;
 
 static struct varlena *
@@ -393,12 +393,12 @@ probe_filter(FunctionCallInfo fcinfo, int filterarg, int keyarg,
 		c = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CbloomProbeCache));
 		bloom_key_type_for_arg(&c->key, fcinfo, keyarg);
 		/* a kept copy's counters 64-byte aligned, as a bloomfilter's bits */
-		bf_detoast_cache_init(&c->dc, fcinfo->flinfo->fn_mcxt, VARHDRSZ,
+		bloom_detoast_cache_init(&c->dc, fcinfo->flinfo->fn_mcxt, VARHDRSZ,
 							  VARHDRSZ + BF_HEADER_SIZE, true);
 		fcinfo->flinfo->fn_extra = c;
 	}
 	*cp = c;
-	f = bf_detoast_cache_fetch(&c->dc, PG_GETARG_DATUM(filterarg));
+	f = bloom_detoast_cache_fetch(&c->dc, PG_GETARG_DATUM(filterarg));
 	cbloom_view(f, v);
 	return f;
 }
@@ -597,7 +597,7 @@ agg_sync(CbloomAggState *st)
 Datum
 countingbloom_agg_trans(PG_FUNCTION_ARGS)
 {
-	BfasState  *e = bfas_trans_arg(fcinfo, 0, BFAS_KIND_COUNTING, "countingbloom_agg_trans");
+	BloomAggStateObject  *e = bloom_aggstate_trans_arg(fcinfo, 0, BFAS_KIND_COUNTING, "countingbloom_agg_trans");
 	CbloomAggState *st = e ? (CbloomAggState *) e->state : NULL;
 
 	if (st == NULL)
@@ -618,8 +618,8 @@ countingbloom_agg_trans(PG_FUNCTION_ARGS)
 		bloom_size_for(BF_LAYOUT_BLOCKED, PG_GETARG_INT64(2), PG_GETARG_FLOAT8(3),
 					   &ncounters, &hashes);
 		check_counters_fit(ncounters, width);
-		e = bfas_new(bloom_agg_context(fcinfo, "countingbloom_agg_trans"), BFAS_KIND_COUNTING);
-		aggctx = bfas_context(e);
+		e = bloom_aggstate_new(bloom_agg_context(fcinfo, "countingbloom_agg_trans"), BFAS_KIND_COUNTING);
+		aggctx = bloom_aggstate_context(e);
 		st = agg_state_of(aggctx, cbloom_make_empty(aggctx, BF_LAYOUT_BLOCKED, hashes,
 													0, ncounters, width, &v));
 		e->state = st;
@@ -627,19 +627,19 @@ countingbloom_agg_trans(PG_FUNCTION_ARGS)
 	if (!PG_ARGISNULL(1))
 	{
 		/* looked up on the first non-NULL key: a NULL record has no columns */
-		BloomKeyType *kt = bfas_key_type(e, fcinfo, 1);
+		BloomKeyType *kt = bloom_aggstate_key_type(e, fcinfo, 1);
 
 		if (st->view.family == BF_FAMILY_NONE)
 			cbloom_adopt_family(&st->view, kt);
 		bfc_add_hash(&st->view, bloom_hash_fast(kt, PG_GETARG_DATUM(1), 0));
 	}
-	BFAS_RETURN(e);
+	BLOOM_AGGSTATE_RETURN(e);
 }
 
 Datum
 countingbloom_agg_final(PG_FUNCTION_ARGS)
 {
-	CbloomAggState *st = bfas_read_arg(fcinfo, 0, BFAS_KIND_COUNTING);
+	CbloomAggState *st = bloom_aggstate_read_arg(fcinfo, 0, BFAS_KIND_COUNTING);
 	struct varlena *out;
 
 	if (st == NULL)
@@ -656,8 +656,8 @@ countingbloom_agg_final(PG_FUNCTION_ARGS)
  * Adds the filter of view v (of filter bytes f) to state e (a new one, in
  * aggctx, if e is NULL): counters summed, as cbloom_union.
  */
-static BfasState *
-agg_add(MemoryContext aggctx, BfasState *e, const struct varlena *f, bfc_view *v)
+static BloomAggStateObject *
+agg_add(MemoryContext aggctx, BloomAggStateObject *e, const struct varlena *f, bfc_view *v)
 {
 	CbloomAggState *s1;
 	uint64		ncounters;
@@ -667,16 +667,16 @@ agg_add(MemoryContext aggctx, BfasState *e, const struct varlena *f, bfc_view *v
 	{
 		struct varlena *copy;
 
-		e = bfas_new(aggctx, BFAS_KIND_COUNTING);
-		copy = MemoryContextAllocExtended(bfas_context(e), VARHDRSZ + VARSIZE_ANY_EXHDR(f),
+		e = bloom_aggstate_new(aggctx, BFAS_KIND_COUNTING);
+		copy = MemoryContextAllocExtended(bloom_aggstate_context(e), VARHDRSZ + VARSIZE_ANY_EXHDR(f),
 										  MCXT_ALLOC_HUGE);
 		SET_VARSIZE(copy, VARHDRSZ + VARSIZE_ANY_EXHDR(f));
 		memcpy(VARDATA(copy), VARDATA_ANY(f), VARSIZE_ANY_EXHDR(f));
 		bfc_store_header((uint8 *) VARDATA(copy), v);
-		e->state = agg_state_of(bfas_context(e), copy);
+		e->state = agg_state_of(bloom_aggstate_context(e), copy);
 		return e;
 	}
-	aggctx = bfas_context(e);
+	aggctx = bloom_aggstate_context(e);
 	s1 = e->state;
 	c = bfc_compatible(&s1->view, v, &ncounters);
 	if (c != BF_COMPAT_OK)
@@ -705,18 +705,18 @@ agg_add(MemoryContext aggctx, BfasState *e, const struct varlena *f, bfc_view *v
 Datum
 countingbloom_agg_combine(PG_FUNCTION_ARGS)
 {
-	BfasState  *e = bfas_trans_arg(fcinfo, 0, BFAS_KIND_COUNTING, "countingbloom_agg_combine");
-	CbloomAggState *s2 = bfas_read_arg(fcinfo, 1, BFAS_KIND_COUNTING);
+	BloomAggStateObject  *e = bloom_aggstate_trans_arg(fcinfo, 0, BFAS_KIND_COUNTING, "countingbloom_agg_combine");
+	CbloomAggState *s2 = bloom_aggstate_read_arg(fcinfo, 1, BFAS_KIND_COUNTING);
 
 	if (s2 == NULL)
 	{
 		if (e == NULL)
 			PG_RETURN_NULL();
-		BFAS_RETURN(e);
+		BLOOM_AGGSTATE_RETURN(e);
 	}
 	e = agg_add(e ? NULL : bloom_agg_context(fcinfo, "countingbloom_agg_combine"),
 				e, s2->filter, &s2->view);
-	BFAS_RETURN(e);
+	BLOOM_AGGSTATE_RETURN(e);
 }
 
 /*
@@ -728,7 +728,7 @@ countingbloom_agg_combine(PG_FUNCTION_ARGS)
 Datum
 countingbloom_union_agg_trans(PG_FUNCTION_ARGS)
 {
-	BfasState  *e = bfas_trans_arg(fcinfo, 0, BFAS_KIND_COUNTING, "bloom_union_agg");
+	BloomAggStateObject  *e = bloom_aggstate_trans_arg(fcinfo, 0, BFAS_KIND_COUNTING, "bloom_union_agg");
 	struct varlena *f;
 	bfc_view	v;
 
@@ -736,11 +736,11 @@ countingbloom_union_agg_trans(PG_FUNCTION_ARGS)
 	{
 		if (e == NULL)
 			PG_RETURN_NULL();
-		BFAS_RETURN(e);
+		BLOOM_AGGSTATE_RETURN(e);
 	}
 	f = cbloom_getarg(fcinfo, 1, &v);
 	e = agg_add(e ? NULL : bloom_agg_context(fcinfo, "bloom_union_agg"), e, f, &v);
-	BFAS_RETURN(e);
+	BLOOM_AGGSTATE_RETURN(e);
 }
 
 /* The payload of a state of kind 'c': the portable bytes, sealed. */

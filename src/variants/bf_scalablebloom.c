@@ -401,7 +401,7 @@ scalablebloom_add_all(PG_FUNCTION_ARGS)
 typedef struct SbloomProbeCache
 {
 	BloomKeyType key;
-	BfDetoastCache dc;			/* is it the container seen last time? */
+	BloomDetoastCache dc;			/* is it the container seen last time? */
 
 	/* the shape */
 	uint64		seed;
@@ -435,8 +435,8 @@ probe_cache_take(FunctionCallInfo fcinfo, SbloomProbeCache *c,
 		size_t		off = s->e[i].filter - base;
 
 		/* its magic, version, layout and k, then its m */
-		bf_detoast_cache_watch(&c->dc, off);
-		bf_detoast_cache_watch(&c->dc, off + BF_OFF_NBITS);
+		bloom_detoast_cache_watch(&c->dc, off);
+		bloom_detoast_cache_watch(&c->dc, off + BF_OFF_NBITS);
 		c->bits_off[i] = s->e[i].v.bits - base;
 		c->views[i].layout = s->e[i].v.layout;
 		c->views[i].hashes = s->e[i].v.hashes;
@@ -454,7 +454,7 @@ probe_cache_take(FunctionCallInfo fcinfo, SbloomProbeCache *c,
 static pg_noinline void
 probe_cache_load(FunctionCallInfo fcinfo, SbloomProbeCache *c, Datum d)
 {
-	struct varlena *f = bf_detoast_cache_load(&c->dc, d);
+	struct varlena *f = bloom_detoast_cache_load(&c->dc, d);
 	MemoryContext old;
 	Sbloom		s;
 
@@ -463,23 +463,23 @@ probe_cache_load(FunctionCallInfo fcinfo, SbloomProbeCache *c, Datum d)
 	probe_cache_take(fcinfo, c, &s, f);
 	pfree(s.e);
 	MemoryContextSwitchTo(old);
-	bf_detoast_cache_keep(&c->dc);
+	bloom_detoast_cache_keep(&c->dc);
 }
 
 /* The shape of d, from the cache if d has the shape kept. */
 static inline void
 probe_cache_get(FunctionCallInfo fcinfo, SbloomProbeCache *c, Datum d)
 {
-	switch (bf_detoast_cache_lookup(&c->dc, d))
+	switch (bloom_detoast_cache_lookup(&c->dc, d))
 	{
-		case BFDC_SAME:
+		case BLOOM_DC_SAME:
 			return;
-		case BFDC_MOVED:
+		case BLOOM_DC_MOVED:
 			/* the same shape elsewhere: move the bits there */
 			for (uint32 i = 0; i < c->nfilters; i++)
 				c->views[i].bits = (uint8 *) DatumGetPointer(d) + c->bits_off[i];
 			return;
-		case BFDC_MISS:
+		case BLOOM_DC_MISS:
 			break;
 	}
 	probe_cache_load(fcinfo, c, d);
@@ -495,7 +495,7 @@ probe(FunctionCallInfo fcinfo, int filterarg, int keyarg)
 	{
 		c = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(SbloomProbeCache));
 		bloom_key_type_for_arg(&c->key, fcinfo, keyarg);
-		bf_detoast_cache_init(&c->dc, fcinfo->flinfo->fn_mcxt,
+		bloom_detoast_cache_init(&c->dc, fcinfo->flinfo->fn_mcxt,
 							  VARHDRSZ + BFS_HEADER_SIZE, 0, false);
 		fcinfo->flinfo->fn_extra = c;
 	}
@@ -658,7 +658,7 @@ scalablebloom_agg_trans(PG_FUNCTION_ARGS)
 Datum
 scalablebloom_agg_final(PG_FUNCTION_ARGS)
 {
-	void	   *st = bfas_read_arg(fcinfo, 0, BFAS_KIND_BLOOM);
+	void	   *st = bloom_aggstate_read_arg(fcinfo, 0, BFAS_KIND_BLOOM);
 	struct varlena *f;
 	bf_view		v;
 

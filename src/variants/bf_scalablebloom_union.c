@@ -230,28 +230,28 @@ state_add(SbloomUnion *u, struct varlena *d, MemoryContext ctx)
 Datum
 scalablebloom_union_agg_trans(PG_FUNCTION_ARGS)
 {
-	BfasState  *e = bfas_trans_arg(fcinfo, 0, BFAS_KIND_SCALABLE, "bloom_union_agg");
+	BloomAggStateObject  *e = bloom_aggstate_trans_arg(fcinfo, 0, BFAS_KIND_SCALABLE, "bloom_union_agg");
 
 	if (PG_ARGISNULL(1))
 	{
 		if (e == NULL)
 			PG_RETURN_NULL();
-		BFAS_RETURN(e);
+		BLOOM_AGGSTATE_RETURN(e);
 	}
 	if (e == NULL)
 	{
-		e = bfas_new(bloom_agg_context(fcinfo, "bloom_union_agg"), BFAS_KIND_SCALABLE);
-		e->state = MemoryContextAllocZero(bfas_context(e), sizeof(SbloomUnion));
+		e = bloom_aggstate_new(bloom_agg_context(fcinfo, "bloom_union_agg"), BFAS_KIND_SCALABLE);
+		e->state = MemoryContextAllocZero(bloom_aggstate_context(e), sizeof(SbloomUnion));
 	}
-	state_add(e->state, PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(1)), bfas_context(e));
-	BFAS_RETURN(e);
+	state_add(e->state, PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(1)), bloom_aggstate_context(e));
+	BLOOM_AGGSTATE_RETURN(e);
 }
 
 Datum
 scalablebloom_union_agg_combine(PG_FUNCTION_ARGS)
 {
-	BfasState  *e = bfas_trans_arg(fcinfo, 0, BFAS_KIND_SCALABLE, "bloom_union_agg");
-	SbloomUnion *u2 = bfas_read_arg(fcinfo, 1, BFAS_KIND_SCALABLE);
+	BloomAggStateObject  *e = bloom_aggstate_trans_arg(fcinfo, 0, BFAS_KIND_SCALABLE, "bloom_union_agg");
+	SbloomUnion *u2 = bloom_aggstate_read_arg(fcinfo, 1, BFAS_KIND_SCALABLE);
 	struct varlena *d2;
 	SbloomUnion copy;
 
@@ -259,12 +259,12 @@ scalablebloom_union_agg_combine(PG_FUNCTION_ARGS)
 	{
 		if (e == NULL)
 			PG_RETURN_NULL();
-		BFAS_RETURN(e);
+		BLOOM_AGGSTATE_RETURN(e);
 	}
 	if (e == NULL)
 	{
-		e = bfas_new(bloom_agg_context(fcinfo, "bloom_union_agg"), BFAS_KIND_SCALABLE);
-		e->state = MemoryContextAllocZero(bfas_context(e), sizeof(SbloomUnion));
+		e = bloom_aggstate_new(bloom_agg_context(fcinfo, "bloom_union_agg"), BFAS_KIND_SCALABLE);
+		e->state = MemoryContextAllocZero(bloom_aggstate_context(e), sizeof(SbloomUnion));
 	}
 	/*
 	 * Through a container: the entries then live in the aggregate context.
@@ -275,10 +275,10 @@ scalablebloom_union_agg_combine(PG_FUNCTION_ARGS)
 	copy.e = palloc(sizeof(bfs_entry) * Max(u2->n, 1));
 	memcpy(copy.e, u2->e, sizeof(bfs_entry) * u2->n);
 	d2 = union_build(&copy);
-	state_add(e->state, d2, bfas_context(e));
+	state_add(e->state, d2, bloom_aggstate_context(e));
 	pfree(d2);
 	pfree(copy.e);
-	BFAS_RETURN(e);
+	BLOOM_AGGSTATE_RETURN(e);
 }
 
 /* The payload of a state of kind 's': the sealed container so far. */
@@ -307,7 +307,7 @@ sbloom_union_decode(const uint8 *data, size_t len, bool own pg_attribute_unused(
 Datum
 scalablebloom_union_agg_final(PG_FUNCTION_ARGS)
 {
-	SbloomUnion *u = bfas_read_arg(fcinfo, 0, BFAS_KIND_SCALABLE);
+	SbloomUnion *u = bloom_aggstate_read_arg(fcinfo, 0, BFAS_KIND_SCALABLE);
 	SbloomUnion copy;
 	struct varlena *d;
 

@@ -36,25 +36,25 @@ test_transpose_roundtrip(int layout, uint64_t nbits, int n)
 	uint8_t   **bufs = make_filters(layout, nbits, 5, n, (int) (nbits / 16), v);
 	const uint8_t **bits = malloc(sizeof(uint8_t *) * (size_t) n);
 	int		   *cols = malloc(sizeof(int) * (size_t) n);
-	uint64_t   *slices = malloc(nbits * BS_SLICE_BYTES);
+	uint64_t   *slices = malloc(nbits * BFSL_SLICE_BYTES);
 	uint8_t    *back = malloc(nbits / 8);
 	bool		ok = true;
 	int			bad = -1;
 
 	/* garbage first: a written column must not keep any of it */
-	for (uint64_t i = 0; i < nbits * BS_WORDS; i++)
+	for (uint64_t i = 0; i < nbits * BFSL_WORDS; i++)
 		slices[i] = rng_next(&slice_rng);
 	for (int i = 0; i < n; i++)
 	{
 		bits[i] = v[i].bits;
-		cols[i] = (int) ((i * 37) % BS_C);	/* scattered columns */
+		cols[i] = (int) ((i * 37) % BFSL_C);	/* scattered columns */
 	}
 	/* in pieces of 100 slices, as pages hold them */
 	for (uint64_t s0 = 0; s0 < nbits; s0 += 100)
-		bs_transpose(slices + s0 * BS_WORDS, s0, 100, bits, cols, n, nbits);
+		bfsl_transpose(slices + s0 * BFSL_WORDS, s0, 100, bits, cols, n, nbits);
 	for (int i = 0; i < n && ok; i++)
 	{
-		bs_untranspose(slices, nbits, cols[i], back);
+		bfsl_untranspose(slices, nbits, cols[i], back);
 		ok = memcmp(back, v[i].bits, nbits / 8) == 0;
 		if (!ok)
 			bad = cols[i];
@@ -69,14 +69,14 @@ test_transpose_roundtrip(int layout, uint64_t nbits, int n)
 	{
 		uint64_t	h = rng_next(&slice_rng);
 		uint64_t	pos[BF_MAX_HASHES];
-		bs_mask		m;
+		bfsl_mask		m;
 
 		bf_positions(layout, nbits, 5, h, pos);
-		bs_mask_fill(&m, BS_C);
+		bfsl_mask_fill(&m, BFSL_C);
 		for (int j = 0; j < 5; j++)
-			bs_mask_and(&m, slices + pos[j] * BS_WORDS);
+			bfsl_mask_and(&m, slices + pos[j] * BFSL_WORDS);
 		for (int i = 0; i < n && ok; i++)
-			if (bs_mask_test(&m, cols[i]) != bf_probe_hash(&v[i], h))
+			if (bfsl_mask_test(&m, cols[i]) != bf_probe_hash(&v[i], h))
 			{
 				ok = false;
 				bad = cols[i];
@@ -108,7 +108,7 @@ test_superset(int layout, uint64_t nbits, uint64_t qnbits)
 	uint8_t   **bufs = make_filters(layout, nbits, 3, n, (int) (nbits / 6), v);
 	const uint8_t **bits = malloc(sizeof(uint8_t *) * (size_t) n);
 	int		   *cols = malloc(sizeof(int) * (size_t) n);
-	uint64_t   *slices = calloc(nbits, BS_SLICE_BYTES);
+	uint64_t   *slices = calloc(nbits, BFSL_SLICE_BYTES);
 	uint64_t   *pos = malloc(sizeof(uint64_t) * qnbits);
 	bool		ok = true;
 	int			nsup = 0;
@@ -120,14 +120,14 @@ test_superset(int layout, uint64_t nbits, uint64_t qnbits)
 		bits[i] = v[i].bits;
 		cols[i] = i;
 	}
-	bs_transpose(slices, 0, (uint32_t) nbits, bits, cols, n, nbits);
+	bfsl_transpose(slices, 0, (uint32_t) nbits, bits, cols, n, nbits);
 	for (int t = 0; t < 40; t++)
 	{
 		uint8_t    *qb = calloc(1, bf_buffer_size(qnbits));
 		bf_view		q;
 		int			shift;
 		int64_t		np;
-		bs_mask		m;
+		bfsl_mask		m;
 		int			nkeys = t % 4 == 0 ? 0 : 1 + t % 5;
 
 		bf_init(qb, layout, 3, 7, qnbits);
@@ -138,16 +138,16 @@ test_superset(int layout, uint64_t nbits, uint64_t qnbits)
 			bf_insert_hash(&q, rng_next(&slice_rng));
 		if (t % 3 == 0 && qnbits == nbits)
 			memcpy(q.bits, v[t].bits, nbits / 8);
-		np = bs_superset_positions(layout, nbits, q.bits, qnbits, pos,
+		np = bfsl_superset_positions(layout, nbits, q.bits, qnbits, pos,
 								   (int64_t) qnbits, &shift);
-		bs_mask_fill(&m, BS_C);
+		bfsl_mask_fill(&m, BFSL_C);
 		for (int64_t j = 0; j < np; j++)
 		{
-			bs_mask		o = {{0}};
+			bfsl_mask		o = {{0}};
 
 			for (uint64_t i = 0; i < (UINT64_C(1) << shift); i++)
-				bs_mask_or(&o, slices + bs_fold_slice(layout, pos[j], shift, i) * BS_WORDS);
-			bs_mask_and(&m, o.w);
+				bfsl_mask_or(&o, slices + bfsl_fold_slice(layout, pos[j], shift, i) * BFSL_WORDS);
+			bfsl_mask_and(&m, o.w);
 		}
 		for (int i = 0; i < n; i++)
 		{
@@ -166,7 +166,7 @@ test_superset(int layout, uint64_t nbits, uint64_t qnbits)
 			bf_fold_or(&bv, &q);
 			want = bf_is_superset(&av, &bv);
 			nsup += want;
-			if (ok && (np < 0 || bs_mask_test(&m, i) != want))
+			if (ok && (np < 0 || bfsl_mask_test(&m, i) != want))
 			{
 				ok = false;
 				bad_t = t;
@@ -197,41 +197,41 @@ test_superset(int layout, uint64_t nbits, uint64_t qnbits)
 void
 test_slice_masks(void)
 {
-	bs_mask		m;
+	bfsl_mask		m;
 
-	bs_mask_fill(&m, 70);
-	check(bs_mask_count(&m) == 70 && bs_mask_test(&m, 69) && !bs_mask_test(&m, 70),
-		  "slice: a mask of the first 70 columns", "count %d", bs_mask_count(&m));
-	bs_mask_fill(&m, BS_C);
-	check(bs_mask_count(&m) == BS_C && bs_mask_test(&m, 0) && bs_mask_test(&m, BS_C - 1),
-		  "slice: a mask of every column", "count %d", bs_mask_count(&m));
-	bs_mask_fill(&m, BS_C - 1);
-	check(bs_mask_count(&m) == BS_C - 1 && bs_mask_test(&m, BS_C - 2) &&
-		  !bs_mask_test(&m, BS_C - 1),
-		  "slice: a mask of all but the last column", "count %d", bs_mask_count(&m));
-	bs_mask_fill(&m, 0);
-	check(bs_mask_empty(&m) && bs_mask_count(&m) == 0,
-		  "slice: a mask of no column", "count %d", bs_mask_count(&m));
-	bs_mask_set(&m, BS_C - 1);
-	bs_mask_set(&m, 63);
-	bs_mask_set(&m, 64);
-	check(bs_mask_count(&m) == 3 && !bs_mask_empty(&m) && bs_mask_test(&m, 63) &&
-		  bs_mask_test(&m, 64) && !bs_mask_test(&m, 62) && !bs_mask_test(&m, 65),
-		  "slice: columns set at the words' edges", "count %d", bs_mask_count(&m));
-	bs_mask_clear(&m, 63);
-	bs_mask_clear(&m, 64);
-	check(bs_mask_count(&m) == 1 && bs_mask_test(&m, BS_C - 1),
-		  "slice: the last column alone", "count %d", bs_mask_count(&m));
-	bs_mask_clear(&m, BS_C - 1);
-	check(bs_mask_empty(&m), "slice: every column cleared", "count %d", bs_mask_count(&m));
+	bfsl_mask_fill(&m, 70);
+	check(bfsl_mask_count(&m) == 70 && bfsl_mask_test(&m, 69) && !bfsl_mask_test(&m, 70),
+		  "slice: a mask of the first 70 columns", "count %d", bfsl_mask_count(&m));
+	bfsl_mask_fill(&m, BFSL_C);
+	check(bfsl_mask_count(&m) == BFSL_C && bfsl_mask_test(&m, 0) && bfsl_mask_test(&m, BFSL_C - 1),
+		  "slice: a mask of every column", "count %d", bfsl_mask_count(&m));
+	bfsl_mask_fill(&m, BFSL_C - 1);
+	check(bfsl_mask_count(&m) == BFSL_C - 1 && bfsl_mask_test(&m, BFSL_C - 2) &&
+		  !bfsl_mask_test(&m, BFSL_C - 1),
+		  "slice: a mask of all but the last column", "count %d", bfsl_mask_count(&m));
+	bfsl_mask_fill(&m, 0);
+	check(bfsl_mask_empty(&m) && bfsl_mask_count(&m) == 0,
+		  "slice: a mask of no column", "count %d", bfsl_mask_count(&m));
+	bfsl_mask_set(&m, BFSL_C - 1);
+	bfsl_mask_set(&m, 63);
+	bfsl_mask_set(&m, 64);
+	check(bfsl_mask_count(&m) == 3 && !bfsl_mask_empty(&m) && bfsl_mask_test(&m, 63) &&
+		  bfsl_mask_test(&m, 64) && !bfsl_mask_test(&m, 62) && !bfsl_mask_test(&m, 65),
+		  "slice: columns set at the words' edges", "count %d", bfsl_mask_count(&m));
+	bfsl_mask_clear(&m, 63);
+	bfsl_mask_clear(&m, 64);
+	check(bfsl_mask_count(&m) == 1 && bfsl_mask_test(&m, BFSL_C - 1),
+		  "slice: the last column alone", "count %d", bfsl_mask_count(&m));
+	bfsl_mask_clear(&m, BFSL_C - 1);
+	check(bfsl_mask_empty(&m), "slice: every column cleared", "count %d", bfsl_mask_count(&m));
 }
 
 /* a full block, a block one short, one column, in pieces as pages hold */
 void
 test_slice_transpose(void)
 {
-	test_transpose_roundtrip(BF_LAYOUT_CLASSIC, 4096, BS_C);
-	test_transpose_roundtrip(BF_LAYOUT_BLOCKED, 8192, BS_C - 1);
+	test_transpose_roundtrip(BF_LAYOUT_CLASSIC, 4096, BFSL_C);
+	test_transpose_roundtrip(BF_LAYOUT_BLOCKED, 8192, BFSL_C - 1);
 	test_transpose_roundtrip(BF_LAYOUT_BLOCKED, 8192, 300);
 	test_transpose_roundtrip(BF_LAYOUT_CLASSIC, 1600, 17);
 	test_transpose_roundtrip(BF_LAYOUT_CLASSIC, 512, 1);
@@ -286,7 +286,7 @@ test_slice_tid_items(void)
 			int			rc = (int) ((r >> (8 + c)) & 1);
 
 			want_recheck[i] |= rc;
-			items[n++] = bs_tid_item(blocks[i], offsets[i], rc);
+			items[n++] = bfsl_tid_item(blocks[i], offsets[i], rc);
 		}
 	}
 	/* shuffle, so the merge cannot lean on the order of the adds */
@@ -298,7 +298,7 @@ test_slice_tid_items(void)
 		items[i] = items[j];
 		items[j] = t;
 	}
-	m = bs_tid_items_merge(items, n);
+	m = bfsl_tid_items_merge(items, n);
 	check(m == NTID, "slice: one item per TID after the merge", "%zu items, %d TIDs", m, NTID);
 	for (size_t i = 1; i < m; i++)
 		if (items[i - 1] >= items[i])
@@ -310,11 +310,11 @@ test_slice_tid_items(void)
 		int			found = 0;
 
 		for (size_t j = 0; j < m; j++)
-			if (bs_tid_item_block(items[j]) == blocks[i] &&
-				bs_tid_item_offset(items[j]) == offsets[i])
+			if (bfsl_tid_item_block(items[j]) == blocks[i] &&
+				bfsl_tid_item_offset(items[j]) == offsets[i])
 			{
 				found++;
-				if (bs_tid_item_recheck(items[j]) != want_recheck[i])
+				if (bfsl_tid_item_recheck(items[j]) != want_recheck[i])
 					bad++;
 			}
 		if (found != 1)
@@ -322,21 +322,21 @@ test_slice_tid_items(void)
 	}
 	check(bad == 0, "slice: each TID back once, rechecked if any copy was",
 		  "%d wrong", bad);
-	check(bs_tid_items_merge(items, 0) == 0 && bs_tid_items_merge(items, 1) == 1,
+	check(bfsl_tid_items_merge(items, 0) == 0 && bfsl_tid_items_merge(items, 1) == 1,
 		  "slice: merging no item and one item", "-");
 
 	/* already in heap order, each TID twice (the second rechecked) */
 	n = 0;
 	for (int i = 0; i < NTID; i++)
 	{
-		items[n++] = bs_tid_item((uint32_t) i / 7, (uint16_t) (1 + i % 7), 0);
-		items[n++] = bs_tid_item((uint32_t) i / 7, (uint16_t) (1 + i % 7), 1);
+		items[n++] = bfsl_tid_item((uint32_t) i / 7, (uint16_t) (1 + i % 7), 0);
+		items[n++] = bfsl_tid_item((uint32_t) i / 7, (uint16_t) (1 + i % 7), 1);
 	}
-	m = bs_tid_items_merge(items, n);
+	m = bfsl_tid_items_merge(items, n);
 	bad = 0;
 	for (size_t i = 0; i < m; i++)
-		if (!bs_tid_item_recheck(items[i]) || bs_tid_item_block(items[i]) != i / 7 ||
-			bs_tid_item_offset(items[i]) != 1 + i % 7)
+		if (!bfsl_tid_item_recheck(items[i]) || bfsl_tid_item_block(items[i]) != i / 7 ||
+			bfsl_tid_item_offset(items[i]) != 1 + i % 7)
 			bad++;
 	check(m == NTID && bad == 0, "slice: items already in heap order, merged in place",
 		  "%zu items, %d wrong", m, bad);

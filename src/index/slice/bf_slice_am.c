@@ -201,7 +201,7 @@ bs_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 	pages = Min(pages, (double) index->pages);
 
 	*indexTotalCost = pages * spc_random_page_cost +
-		meta.nheads * nkeys * 8 * BS_WORDS * cpu_operator_cost +
+		meta.nheads * nkeys * 8 * BFSL_WORDS * cpu_operator_cost +
 		meta.npending * nkeys * 10 * cpu_operator_cost +
 		costs.numIndexTuples * cpu_index_tuple_cost;
 	/* a plain index scan's first row comes only once the whole index is read */

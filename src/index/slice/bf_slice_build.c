@@ -4,7 +4,7 @@
  *		into one (aminsert).
  *
  * A build reads the table once and gathers the filters by geometry; a
- * geometry's filters are transposed into a block as soon as BS_C of them
+ * geometry's filters are transposed into a block as soon as BFSL_C of them
  * are gathered, and the rest at the end.  Past maintenance_work_mem of
  * gathered filters, the largest gathering is written as it is (a block
  * with free columns, which later inserts fill).  An insert appends the
@@ -30,7 +30,7 @@ typedef struct BuildGroup
 	BsGeom		geom;			/* the hash key */
 	int			n;
 	Size		bytes;
-	BsEntry    *e;				/* BS_C of them */
+	BsEntry    *e;				/* BFSL_C of them */
 	MemoryContext cxt;			/* the filters' bits */
 } BuildGroup;
 
@@ -84,7 +84,7 @@ build_callback(Relation index, ItemPointer tid, Datum *values, bool *isnull,
 	{
 		g->n = 0;
 		g->bytes = 0;
-		g->e = MemoryContextAlloc(bs->cxt, BS_C * sizeof(BsEntry));
+		g->e = MemoryContextAlloc(bs->cxt, BFSL_C * sizeof(BsEntry));
 		g->cxt = AllocSetContextCreate(bs->cxt, "bloomslice build group",
 									   ALLOCSET_DEFAULT_SIZES);
 	}
@@ -105,7 +105,7 @@ build_callback(Relation index, ItemPointer tid, Datum *values, bool *isnull,
 		pfree(f);
 	bs->indtuples += 1;
 
-	if (g->n == BS_C)
+	if (g->n == BFSL_C)
 		flush_group(bs, g);
 	else if (bs->bytes > bs->limit)
 	{

@@ -22,8 +22,8 @@
  *	pending		whole filters as they were inserted, one item each
  *				(BsPendingItem: the heap TID, then the filter's bytes),
  *				chained from the metapage; scanned as they are.
- *	head		one block of up to BS_C filters of one geometry: BsHead
- *				(geometry, the live columns, BS_C heap TIDs, the block
+ *	head		one block of up to BFSL_C filters of one geometry: BsHead
+ *				(geometry, the live columns, BFSL_C heap TIDs, the block
  *				numbers of its slice pages).  Heads are chained from the
  *				metapage.  A head flagged BS_HEAD_UNSLICED has no slices:
  *				its filters (larger than the index's max_bits) are always
@@ -92,7 +92,7 @@ typedef struct BsMeta
 #define BS_PAGE_ROOM \
 	(BLCKSZ - MAXALIGN(SizeOfPageHeaderData) - MAXALIGN(sizeof(BsPageOpaque)))
 
-#define BS_SLICES_PER_PAGE	((uint32) (BS_PAGE_ROOM / BS_SLICE_BYTES))
+#define BS_SLICES_PER_PAGE	((uint32) (BS_PAGE_ROOM / BFSL_SLICE_BYTES))
 
 #define BS_HEAD_UNSLICED	0x01
 
@@ -116,8 +116,8 @@ typedef struct BsHead
 	BlockNumber next;			/* next head in the chain */
 	uint32		npages;			/* slice pages */
 	BsGeom		geom;
-	bs_mask		live;			/* columns holding a filter */
-	ItemPointerData tids[BS_C];
+	bfsl_mask		live;			/* columns holding a filter */
+	ItemPointerData tids[BFSL_C];
 	BlockNumber pages[FLEXIBLE_ARRAY_MEMBER];
 } BsHead;
 
@@ -244,7 +244,7 @@ extern bool bs_gettuple(IndexScanDesc scan, ScanDirection dir);
 typedef struct BsSink
 {
 	TIDBitmap  *tbm;			/* amgetbitmap's, or NULL */
-	uint64	   *items;			/* packed candidates (bs_tid_item) */
+	uint64	   *items;			/* packed candidates (bfsl_tid_item) */
 	size_t		nitems;
 	size_t		maxitems;
 	size_t		limit;			/* items that fit in work_mem */

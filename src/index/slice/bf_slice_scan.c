@@ -74,7 +74,7 @@ typedef struct SliceReader
 } SliceReader;
 
 static void
-read_slice(SliceReader *r, uint64 s, bs_mask *out)
+read_slice(SliceReader *r, uint64 s, bfsl_mask *out)
 {
 	uint32		pageno = (uint32) (s / BS_SLICES_PER_PAGE);
 	Page		page;
@@ -92,14 +92,14 @@ read_slice(SliceReader *r, uint64 s, bs_mask *out)
 	page = BufferGetPage(r->buf);
 	bs_check_page(page, BS_PAGE_SLICES, r->index, r->h->pages[pageno]);
 	memcpy(out, (char *) PageGetContents(page) +
-		   (s % BS_SLICES_PER_PAGE) * BS_SLICE_BYTES, BS_SLICE_BYTES);
+		   (s % BS_SLICES_PER_PAGE) * BFSL_SLICE_BYTES, BFSL_SLICE_BYTES);
 	LockBuffer(r->buf, BUFFER_LOCK_UNLOCK);
 }
 
 /*
  * The most positions a superset query's q may give (a set bit each): 2^24
  * positions take 128 MB (twice: the key's and the block's), and
- * bs_sort_unique counts in an int.  A q with more set bits (millions of
+ * bfsl_sort_unique counts in an int.  A q with more set bits (millions of
  * keys) is answered by the table: each filter of a geometry it fits is a
  * candidate, rechecked.
  */
@@ -129,10 +129,10 @@ pin_slice_page(SliceReader *r, const uint64 *pos, int64 i, int64 n, Buffer *buf)
 	bs_prefetch(page + BLCKSZ - 1);
 	for (; i < n && pos[i] / BS_SLICES_PER_PAGE == pageno; i++)
 	{
-		const char *sl = base + (pos[i] % BS_SLICES_PER_PAGE) * BS_SLICE_BYTES;
+		const char *sl = base + (pos[i] % BS_SLICES_PER_PAGE) * BFSL_SLICE_BYTES;
 
 		bs_prefetch(sl);
-		bs_prefetch(sl + BS_SLICE_BYTES - 1);
+		bs_prefetch(sl + BFSL_SLICE_BYTES - 1);
 	}
 	return i;
 }
@@ -144,11 +144,11 @@ pin_slice_page(SliceReader *r, const uint64 *pos, int64 i, int64 n, Buffer *buf)
  * first is read: the reads then wait for memory once, not once a page.
  */
 static void
-and_positions(SliceReader *r, const uint64 *pos, int64 n, bs_mask *mask)
+and_positions(SliceReader *r, const uint64 *pos, int64 n, bfsl_mask *mask)
 {
 	int64		i = 0;
 
-	while (i < n && !bs_mask_empty(mask))
+	while (i < n && !bfsl_mask_empty(mask))
 	{
 		Buffer		bufs[BS_BATCH_PAGES];
 		int64		from[BS_BATCH_PAGES + 1];
@@ -164,7 +164,7 @@ and_positions(SliceReader *r, const uint64 *pos, int64 n, bs_mask *mask)
 		{
 			uint32		pageno = (uint32) (pos[from[p]] / BS_SLICES_PER_PAGE);
 
-			if (!bs_mask_empty(mask))
+			if (!bfsl_mask_empty(mask))
 			{
 				Page		page = BufferGetPage(bufs[p]);
 				const char *base;
@@ -173,7 +173,7 @@ and_positions(SliceReader *r, const uint64 *pos, int64 n, bs_mask *mask)
 				bs_check_page(page, BS_PAGE_SLICES, r->index, r->h->pages[pageno]);
 				base = (const char *) PageGetContents(page);
 				for (int64 j = from[p]; j < from[p + 1]; j++)
-					bs_mask_and(mask, (const uint64 *) (base + (pos[j] % BS_SLICES_PER_PAGE) * BS_SLICE_BYTES));
+					bfsl_mask_and(mask, (const uint64 *) (base + (pos[j] % BS_SLICES_PER_PAGE) * BFSL_SLICE_BYTES));
 				LockBuffer(bufs[p], BUFFER_LOCK_UNLOCK);
 			}
 			ReleaseBuffer(bufs[p]);
@@ -188,7 +188,7 @@ superset_positions(KeyState *ks, const BsGeom *g)
 {
 	if (!ks->pos_valid || ks->pos_layout != g->layout || ks->pos_nbits != g->nbits)
 	{
-		ks->npos = bs_superset_positions(g->layout, g->nbits, ks->q.bits, ks->q.nbits,
+		ks->npos = bfsl_superset_positions(g->layout, g->nbits, ks->q.bits, ks->q.nbits,
 										 ks->pos, ks->maxpos, &ks->shift);
 		ks->pos_valid = true;
 		ks->pos_layout = g->layout;
@@ -254,7 +254,7 @@ key_answer(KeyState *ks, const BsGeom *g)
  */
 static int64
 gather_positions(KeyState *keys, int nkeys, const BsGeom *g, MemoryContext hashcxt,
-				 uint64 *pos, bs_mask *mask, bool *recheck)
+				 uint64 *pos, bfsl_mask *mask, bool *recheck)
 {
 	int64		npos = 0;
 
@@ -325,17 +325,17 @@ static void
 prefetch_block(Relation index, const BsHead *h, KeyState *keys, int nkeys,
 			   MemoryContext hashcxt, uint64 *pos)
 {
-	bs_mask		mask = h->live;
+	bfsl_mask		mask = h->live;
 	bool		recheck = false;
 	int64		npos;
 	int64		i = 0;
 
-	if (bs_mask_empty(&mask))
+	if (bfsl_mask_empty(&mask))
 		return;
 	npos = gather_positions(keys, nkeys, &h->geom, hashcxt, pos, &mask, &recheck);
-	if (npos == 0 || bs_mask_empty(&mask))
+	if (npos == 0 || bfsl_mask_empty(&mask))
 		return;
-	npos = bs_sort_unique(pos, (int) npos);
+	npos = bfsl_sort_unique(pos, (int) npos);
 	while (i < npos)
 	{
 		uint32		pageno = (uint32) (pos[i] / BS_SLICES_PER_PAGE);
@@ -346,10 +346,10 @@ prefetch_block(Relation index, const BsHead *h, KeyState *keys, int nkeys,
 			return;				/* read (and reported) by scan_block */
 		for (; i < npos && pos[i] / BS_SLICES_PER_PAGE == pageno; i++)
 		{
-			uint32		off = (uint32) (pos[i] % BS_SLICES_PER_PAGE) * BS_SLICE_BYTES;
+			uint32		off = (uint32) (pos[i] % BS_SLICES_PER_PAGE) * BFSL_SLICE_BYTES;
 
 			offs[n++] = off;
-			offs[n++] = off + BS_SLICE_BYTES - 1;
+			offs[n++] = off + BFSL_SLICE_BYTES - 1;
 		}
 		bs_prefetch_page(index, h->pages[pageno], offs, n);
 	}
@@ -369,7 +369,7 @@ static int
 scan_block(Relation index, Buffer hbuf, const BsHead *h, KeyState *keys, int nkeys,
 		   MemoryContext hashcxt, uint64 *pos, ItemPointerData *tids, bool *recheck)
 {
-	bs_mask		mask = h->live;
+	bfsl_mask		mask = h->live;
 	SliceReader r = {index, h, InvalidBuffer, 0};
 	int			n = 0;
 	int64		npos;
@@ -377,44 +377,44 @@ scan_block(Relation index, Buffer hbuf, const BsHead *h, KeyState *keys, int nke
 	/* every key's slices are ANDed: gather their positions, then read */
 	*recheck = false;
 	npos = gather_positions(keys, nkeys, &h->geom, hashcxt, pos, &mask, recheck);
-	if (npos > 0 && !bs_mask_empty(&mask))
+	if (npos > 0 && !bfsl_mask_empty(&mask))
 	{
-		npos = bs_sort_unique(pos, (int) npos);
+		npos = bfsl_sort_unique(pos, (int) npos);
 		and_positions(&r, pos, npos, &mask);
 	}
 
 	/* superset keys of filters larger than q: an OR of slices per bit */
-	for (int i = 0; i < nkeys && !bs_mask_empty(&mask); i++)
+	for (int i = 0; i < nkeys && !bfsl_mask_empty(&mask); i++)
 	{
 		KeyState   *ks = &keys[i];
 
 		if (ks->strategy != BS_STRAT_SUPERSET || key_answer(ks, &h->geom) != KA_SLICES ||
 			ks->shift == 0)
 			continue;
-		for (int64 j = 0; j < ks->npos && !bs_mask_empty(&mask); j++)
+		for (int64 j = 0; j < ks->npos && !bfsl_mask_empty(&mask); j++)
 		{
-			bs_mask		s,
+			bfsl_mask		s,
 						o;
 
 			memset(&s, 0, sizeof(s));
 			for (uint64 f = 0; f < (UINT64CONST(1) << ks->shift); f++)
 			{
-				read_slice(&r, bs_fold_slice(h->geom.layout, ks->pos[j], ks->shift, f), &o);
-				bs_mask_or(&s, o.w);
+				read_slice(&r, bfsl_fold_slice(h->geom.layout, ks->pos[j], ks->shift, f), &o);
+				bfsl_mask_or(&s, o.w);
 			}
-			bs_mask_and(&mask, s.w);
+			bfsl_mask_and(&mask, s.w);
 		}
 	}
 	if (BufferIsValid(r.buf))
 		ReleaseBuffer(r.buf);
-	if (bs_mask_empty(&mask))
+	if (bfsl_mask_empty(&mask))
 		return 0;
 
 	{
 		const BsHead *now = BsPageGetHead(BufferGetPage(hbuf));
 
-		bs_mask_and(&mask, now->live.w);
-		for (int w = 0; w < BS_WORDS; w++)
+		bfsl_mask_and(&mask, now->live.w);
+		for (int w = 0; w < BFSL_WORDS; w++)
 		{
 			uint64		word = mask.w[w];
 
@@ -483,7 +483,7 @@ pending_match(KeyState *keys, int nkeys, const bf_view *v, MemoryContext hashcxt
 
 				for (uint64 f = 0; f < (UINT64CONST(1) << ks->shift) && !any; f++)
 				{
-					uint64		b = bs_fold_slice(v->layout, ks->pos[j], ks->shift, f);
+					uint64		b = bfsl_fold_slice(v->layout, ks->pos[j], ks->shift, f);
 
 					any = (v->bits[b >> 3] >> (b & 7)) & 1;
 				}
@@ -720,7 +720,7 @@ scan_all(IndexScanDesc scan, BsSink *sink)
 		int64		maxpos = 0;
 		uint64	   *pos;
 		uint64	   *ahead = NULL;
-		ItemPointerData *tids = palloc(BS_C * sizeof(ItemPointerData));
+		ItemPointerData *tids = palloc(BFSL_C * sizeof(ItemPointerData));
 		BsHead	   *cur = palloc(BLCKSZ);
 		BsHead	   *nxt = palloc(BLCKSZ);
 		Buffer		curbuf = InvalidBuffer;
@@ -753,7 +753,7 @@ scan_all(IndexScanDesc scan, BsSink *sink)
 			}
 			LockBuffer(curbuf, BUFFER_LOCK_SHARE);
 			copy_head(index, curbuf, BufferGetBlockNumber(curbuf), cur);
-			if (!bs_mask_empty(&cur->live))
+			if (!bfsl_mask_empty(&cur->live))
 				n = scan_block(index, curbuf, cur, keys, nkeys, so->hashcxt, pos, tids, &recheck);
 			UnlockReleaseBuffer(curbuf);
 			/* outside the head's lock: a sort past work_mem writes to disk */

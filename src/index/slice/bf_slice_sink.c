@@ -4,7 +4,7 @@
  *		scan reads them back: the bitmap of amgetbitmap, or for amgettuple
  *		the candidates' TIDs in heap order, each once.
  *
- * amgettuple's candidates are packed (bs_tid_item: TID and recheck flag)
+ * amgettuple's candidates are packed (bfsl_tid_item: TID and recheck flag)
  * into an array while they fit in work_mem, then sorted and merged in
  * memory; past work_mem they go to a tuplesort, which spills to disk as a
  * sort does, and are merged as they are read back.  A row can be met twice
@@ -62,7 +62,7 @@ bs_sink_add(BsSink *sink, ItemPointer tids, int n, bool recheck)
 	if (sink->sort != NULL)
 	{
 		for (int i = 0; i < n; i++)
-			sort_put(sink, bs_tid_item(ItemPointerGetBlockNumberNoCheck(&tids[i]),
+			sort_put(sink, bfsl_tid_item(ItemPointerGetBlockNumberNoCheck(&tids[i]),
 									   ItemPointerGetOffsetNumberNoCheck(&tids[i]), recheck));
 		return;
 	}
@@ -78,7 +78,7 @@ bs_sink_add(BsSink *sink, ItemPointer tids, int n, bool recheck)
 		sink->maxitems = newmax;
 	}
 	for (int i = 0; i < n; i++)
-		sink->items[sink->nitems++] = bs_tid_item(ItemPointerGetBlockNumberNoCheck(&tids[i]),
+		sink->items[sink->nitems++] = bfsl_tid_item(ItemPointerGetBlockNumberNoCheck(&tids[i]),
 												  ItemPointerGetOffsetNumberNoCheck(&tids[i]),
 												  recheck);
 }
@@ -90,7 +90,7 @@ bs_sink_finish(BsSink *sink)
 	if (sink->sort != NULL)
 		tuplesort_performsort(sink->sort);
 	else
-		sink->nitems = bs_tid_items_merge(sink->items, sink->nitems);
+		sink->nitems = bfsl_tid_items_merge(sink->items, sink->nitems);
 	sink->next = 0;
 	sink->have_look = false;
 }
@@ -142,8 +142,8 @@ bs_sink_next(BsSink *sink, ItemPointer tid, bool *recheck)
 			item |= nx;
 		}
 	}
-	ItemPointerSet(tid, bs_tid_item_block(item), bs_tid_item_offset(item));
-	*recheck = bs_tid_item_recheck(item) != 0;
+	ItemPointerSet(tid, bfsl_tid_item_block(item), bfsl_tid_item_offset(item));
+	*recheck = bfsl_tid_item_recheck(item) != 0;
 	return true;
 }
 

@@ -41,20 +41,20 @@ walk_blocks(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 		Buffer		buf = ReadBufferExtended(index, MAIN_FORKNUM, blk, RBM_NORMAL,
 											 info->strategy);
 		BsHead	   *h;
-		bs_mask		dead = {{0}};
+		bfsl_mask		dead = {{0}};
 		int			ndead = 0;
 
 		bf_vacuum_delay_point();
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 		bs_check_page(BufferGetPage(buf), BS_PAGE_HEAD, index, blk);
 		h = BsPageGetHead(BufferGetPage(buf));
-		for (int c = 0; c < BS_C; c++)
+		for (int c = 0; c < BFSL_C; c++)
 		{
-			if (!bs_mask_test(&h->live, c))
+			if (!bfsl_mask_test(&h->live, c))
 				continue;
 			if (callback != NULL && callback(&h->tids[c], callback_state))
 			{
-				bs_mask_set(&dead, c);
+				bfsl_mask_set(&dead, c);
 				ndead++;
 			}
 			else
@@ -65,10 +65,10 @@ walk_blocks(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 			GenericXLogState *state = GenericXLogStart(index);
 
 			h = BsPageGetHead(GenericXLogRegisterBuffer(state, buf, 0));
-			for (int c = 0; c < BS_C; c++)
-				if (bs_mask_test(&dead, c))
+			for (int c = 0; c < BFSL_C; c++)
+				if (bfsl_mask_test(&dead, c))
 				{
-					bs_mask_clear(&h->live, c);
+					bfsl_mask_clear(&h->live, c);
 					ItemPointerSetInvalid(&h->tids[c]);
 				}
 			GenericXLogFinish(state);

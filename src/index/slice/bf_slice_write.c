@@ -48,7 +48,7 @@ fill_whole_page(Page page)
 	((PageHeader) page)->pd_lower = ((PageHeader) page)->pd_upper;
 }
 
-/* Writes n (at most BS_C) entries of one geometry into a new block. */
+/* Writes n (at most BFSL_C) entries of one geometry into a new block. */
 static void
 write_new_block(Relation index, Buffer metabuf, BsEntry *e, int n)
 {
@@ -63,7 +63,7 @@ write_new_block(Relation index, Buffer metabuf, BsEntry *e, int n)
 	BsHead	   *h;
 	BsMeta	   *meta;
 
-	Assert(n > 0 && n <= BS_C);
+	Assert(n > 0 && n <= BFSL_C);
 	if (npages > BS_MAX_HEAD_PAGES)
 		elog(ERROR, "bloomslice block of " UINT64_FORMAT " bits", g->nbits);
 	for (int i = 0; i < n; i++)
@@ -87,7 +87,7 @@ write_new_block(Relation index, Buffer metabuf, BsEntry *e, int n)
 			bs_init_page(page, BS_PAGE_SLICES);
 			fill_whole_page(page);
 			memset(PageGetContents(page), 0, BS_PAGE_ROOM);
-			bs_transpose((uint64 *) PageGetContents(page),
+			bfsl_transpose((uint64 *) PageGetContents(page),
 						 (uint64) (p + j) * BS_SLICES_PER_PAGE, BS_SLICES_PER_PAGE,
 						 bits, cols, n, g->nbits);
 			pages[p + j] = BufferGetBlockNumber(bufs[j]);
@@ -112,7 +112,7 @@ write_new_block(Relation index, Buffer metabuf, BsEntry *e, int n)
 	for (int i = 0; i < n; i++)
 	{
 		h->tids[i] = e[i].tid;
-		bs_mask_set(&h->live, i);
+		bfsl_mask_set(&h->live, i);
 	}
 	h->next = meta->first_head;
 	meta->first_head = BufferGetBlockNumber(hbuf);
@@ -150,9 +150,9 @@ fill_block(Relation index, Buffer metabuf, BlockNumber hblk, BsEntry *e, int n)
 	LockBuffer(hbuf, BUFFER_LOCK_UNLOCK);
 	for (int i = 0; i < n; i++)
 	{
-		while (c < BS_C && bs_mask_test(&copy->live, c))
+		while (c < BFSL_C && bfsl_mask_test(&copy->live, c))
 			c++;
-		if (c == BS_C)
+		if (c == BFSL_C)
 			elog(ERROR, "bloomslice block %u has no free column", hblk);
 		bits[i] = e[i].bits;
 		cols[i] = c++;
@@ -173,7 +173,7 @@ fill_block(Relation index, Buffer metabuf, BlockNumber hblk, BsEntry *e, int n)
 			LockBuffer(bufs[j], BUFFER_LOCK_EXCLUSIVE);
 			bs_check_page(BufferGetPage(bufs[j]), BS_PAGE_SLICES, index, copy->pages[p + j]);
 			page = GenericXLogRegisterBuffer(state, bufs[j], 0);
-			bs_transpose((uint64 *) PageGetContents(page),
+			bfsl_transpose((uint64 *) PageGetContents(page),
 						 (uint64) (p + j) * BS_SLICES_PER_PAGE, BS_SLICES_PER_PAGE,
 						 bits, cols, n, copy->geom.nbits);
 		}
@@ -190,7 +190,7 @@ fill_block(Relation index, Buffer metabuf, BlockNumber hblk, BsEntry *e, int n)
 	for (int i = 0; i < n; i++)
 	{
 		h->tids[cols[i]] = e[i].tid;
-		bs_mask_set(&h->live, cols[i]);
+		bfsl_mask_set(&h->live, cols[i]);
 	}
 	meta->nsliced += n;
 	GenericXLogFinish(state);
@@ -218,7 +218,7 @@ free_heads(Relation index, Buffer metabuf, int *nout)
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		bs_check_page(BufferGetPage(buf), BS_PAGE_HEAD, index, blk);
 		h = BsPageGetHead(BufferGetPage(buf));
-		nfree = BS_C - bs_mask_count(&h->live);
+		nfree = BFSL_C - bfsl_mask_count(&h->live);
 		if (nfree > 0)
 		{
 			if (n == cap)
@@ -269,7 +269,7 @@ bs_write_entries(Relation index, Buffer metabuf, BsEntry *e, int n, bool fresh)
 		}
 		while (i < j)
 		{
-			int			take = Min(BS_C, j - i);
+			int			take = Min(BFSL_C, j - i);
 
 			write_new_block(index, metabuf, e + i, take);
 			i += take;
