@@ -12,7 +12,6 @@
 #include "agg/bf_agg_type.h"
 #include "engines/bf_engines.h"
 #include "type/bf_type_edges.h"
-#include "type/bf_engines_spark.h"
 
 #include "utils/builtins.h"
 
@@ -64,7 +63,11 @@ bloomfilter_layout_agg_trans(PG_FUNCTION_ARGS)
 		if (layout == BF_LAYOUT_SPARK)
 		{
 			/* sized as BloomFilter.create(capacity, fpr), as bloom_empty */
-			struct varlena *e = bloom_spark_empty(capacity, fpr, 0);
+			struct varlena *e;
+
+			bloom_check_capacity(capacity);
+			bloom_check_fpr(fpr);
+			e = bloom_spark_empty(capacity, fpr, 0);
 
 			f = MemoryContextAlloc(aggctx, VARSIZE(e));
 			memcpy(f, e, VARSIZE(e));

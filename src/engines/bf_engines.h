@@ -2,7 +2,8 @@
  * bf_engines.h
  *		Layouts other engines define (src/core/FORMAT.md, "Version 2"): how
  *		their keys are hashed and probed, and their import and export.
- *		engines/bf_engines_parquet.c: layout parquet.
+ *		engines/bf_engines_parquet.c: layout parquet;
+ *		engines/bf_engines_spark.c: layout spark.
  */
 #ifndef BF_ENGINES_H
 #define BF_ENGINES_H
@@ -55,5 +56,32 @@ extern int	bloom_parquet_index_hash(unsigned param, uint16 family,
  * a cast for a type that has no single one.
  */
 extern unsigned bloom_parquet_type_of(const BloomKeyType *kt);
+
+/* ---- engines/bf_engines_spark.c: Spark's org.apache.spark.util.sketch.BloomFilter ---- */
+
+/*
+ * The hash of a key as Spark hashes it (putLong for integers, putBinary of
+ * the UTF-8 bytes for text, putBinary for bytea), packed as bf_spark.h
+ * says.  The key type must have passed bloom_spark_check_key.
+ */
+extern uint64 bloom_spark_hash(const BloomKeyType *kt, Datum value, uint64 seed);
+
+/*
+ * ERROR unless keys of kt hash in a spark filter as Spark hashes them, with
+ * a hint naming the cast to use.
+ */
+extern void bloom_spark_check_key(const BloomKeyType *kt);
+
+/*
+ * bloom_empty(capacity, fpr, 'spark', seed): sized as BloomFilter.create;
+ * the caller has checked capacity and fpr as for any layout.
+ */
+extern struct varlena *bloom_spark_empty(int64 capacity, double fpr, int64 seed);
+
+/* bloom_empty_bits(bits, hashes, 'spark', seed): bits rounded to words. */
+extern struct varlena *bloom_spark_empty_bits(int64 bits, int32 hashes, int64 seed);
+
+/* Would bloom_spark_check_key accept kt?  (never an ERROR) */
+extern bool bloom_spark_key_ok(const BloomKeyType *kt);
 
 #endif							/* BF_ENGINES_H */

@@ -7,7 +7,6 @@
  */
 #include "key/bf_key.h"
 #include "type/bf_type.h"
-#include "type/bf_engines_spark.h"
 #include "engines/bf_engines.h"
 #include "type/bf_type_detoast.h"
 #include "type/bf_type_edges.h"
@@ -55,7 +54,11 @@ bloomfilter_empty(PG_FUNCTION_ARGS)
 
 	bloom_check_engine_seed(layout, seed);
 	if (layout == BF_LAYOUT_SPARK)
+	{
+		bloom_check_capacity(capacity);
+		bloom_check_fpr(fpr);
 		PG_RETURN_POINTER(bloom_spark_empty(capacity, fpr, seed));
+	}
 	bloom_size_for(layout, capacity, fpr, &nbits, &hashes);
 	PG_RETURN_POINTER(bloom_make_empty(layout, hashes, (uint64) seed, nbits));
 }

@@ -13,6 +13,7 @@
 #define BF_TYPE_H
 
 #include "key/bf_key.h"
+#include "engines/bf_engines.h"
 
 /* ---- type/bf_io.c ---- */
 
@@ -140,9 +141,6 @@ extern bool bloom_check_family(const bf_view *v, const BloomKeyType *kt);
 
 /* Same check for adding; an empty filter adopts kt's family. */
 extern void bloom_adopt_family(bf_view *v, const BloomKeyType *kt);
-
-/* ---- type/bf_engines_spark.c ---- */
-extern uint64 bloom_spark_hash(const BloomKeyType *kt, Datum value, uint64 seed);
 
 /*
  * The hash of a key for filter v: as its layout hashes keys (Spark's own

@@ -6,7 +6,6 @@
  */
 #include "key/bf_key.h"
 #include "type/bf_type.h"
-#include "type/bf_engines_spark.h"
 #include "engines/bf_engines.h"
 #include "type/bf_type_detoast.h"
 #include "type/bf_type_edges.h"

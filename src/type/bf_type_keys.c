@@ -4,10 +4,9 @@
  *		layout takes, checked when a key is probed and adopted when one is
  *		added.  The layouts of this extension check the family the key
  *		API gives (key/); the layouts of other engines ask their own
- *		rules (engines/bf_engines_parquet.c, type/bf_engines_spark.c).
+ *		rules (engines/bf_engines_parquet.c, engines/bf_engines_spark.c).
  */
 #include "type/bf_type.h"
-#include "type/bf_engines_spark.h"
 #include "engines/bf_engines.h"
 
 /*

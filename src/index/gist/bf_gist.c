@@ -32,7 +32,6 @@
  */
 #include "engines/bf_engines.h"
 #include "index/gist/bf_gist_index.h"
-#include "type/bf_engines_spark.h"
 
 #include "access/gist.h"
 #include "access/stratnum.h"

@@ -24,7 +24,6 @@
  */
 #include "index/slice/bf_slice_index.h"
 #include "engines/bf_engines.h"
-#include "type/bf_engines_spark.h"
 
 #include "access/relscan.h"
 #include "miscadmin.h"

@@ -1,5 +1,5 @@
 /*
- * type/bf_engines_spark.c
+ * engines/bf_engines_spark.c
  *		Layout spark: filters that are Spark's own BloomFilter bit for bit.
  *		Keys hash as Spark's putLong (int2, int4, int8, widened to long),
  *		putString (text, varchar, name: their UTF-8 bytes) and putBinary
@@ -14,8 +14,8 @@
  * already.  A database in another encoding converts to UTF-8 first, as
  * Spark's strings are.
  */
-#include "type/bf_engines_spark.h"
-#include "type/bf_type.h"
+#include "engines/bf_engines.h"
+#include "bf_report.h"
 
 #include <math.h>
 
@@ -151,8 +151,6 @@ bloom_spark_empty(int64 capacity, double fpr, int64 seed)
 	int64		numbits;
 	int64		hashes;
 
-	bloom_check_capacity(capacity);
-	bloom_check_fpr(fpr);
 	numbits = bf_spark_optimal_bits((uint64) capacity, fpr);
 	if (numbits <= 0)
 		ereport(ERROR,
