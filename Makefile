@@ -31,7 +31,7 @@ GLUE_SRCS = src/bf_module.c src/bf_datum.c src/type/bf_io.c src/bf_report.c src/
 	src/index/bf_index.c src/index/gist/bf_gist.c src/index/gist/bf_gist_keys.c src/index/gist/bf_gist_cost.c src/type/bf_planner.c src/index/bf_index_planner.c src/variants/bf_countingbloom.c src/variants/bf_bloomwindow.c \
 	src/variants/bf_scalablebloom.c src/variants/bf_scalablebloom_union.c \
 	src/type/bf_array.c src/type/bf_cmp.c src/autojoin/bf_autojoin_hook.c src/autojoin/bf_autojoin_keys.c src/autojoin/bf_autojoin_plan.c src/autojoin/bf_autojoin_scans.c src/autojoin/bf_autojoin_quals.c src/autojoin/bf_autojoin_size.c src/autojoin/bf_autojoin_guard.c src/autojoin/bf_autojoin_remote.c src/autojoin/bf_autojoin_probe.c src/autojoin/bf_autojoin_answer.c \
-	src/index/slice/bf_slice_page.c src/index/slice/bf_slice_write.c src/index/slice/bf_slice_build.c src/index/slice/bf_slice_scan.c src/index/slice/bf_slice_sink.c \
+	src/index/slice/bf_slice_page.c src/index/slice/bf_slice_write.c src/index/slice/bf_slice_build.c src/index/slice/bf_slice_scan.c src/index/slice/bf_slice_keys.c src/index/slice/bf_slice_sink.c \
 	src/index/slice/bf_slice_vacuum.c src/index/slice/bf_slice_am.c src/type/bf_type_edges.c \
 	src/engines/bf_engines_parquet.c src/agg/bf_agg_layout.c src/engines/bf_engines_spark.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)

@@ -14,6 +14,8 @@
  * answer from the bits (another key family, an incompatible q, unsliced)
  * are returned for recheck, so the table raises a sequential scan's errors
  * for visible rows only.  Several scan keys AND their answers.
+ * Which positions each key reads, and what it leaves to the recheck, is
+ * index/slice/bf_slice_keys.c; this file reads the pages.
  *
  * Memory, not arithmetic, is a scan's cost: a probe pins a head and about
  * three slice pages per block.  Pages are found through the buffer this
@@ -23,7 +25,7 @@
  * while a block is read.
  */
 #include "index/slice/bf_slice_index.h"
-#include "engines/bf_engines.h"
+#include "index/slice/bf_slice_keys.h"
 
 #include "access/relscan.h"
 #include "miscadmin.h"
@@ -34,25 +36,6 @@
 #include "utils/snapmgr.h"
 
 #include "index/bf_index.h"
-
-typedef struct KeyState
-{
-	int			strategy;
-	/* a probe */
-	BloomKeyType kt;
-	Datum		value;
-	BloomLayoutHashes lh;
-	/* a superset test: q, and its positions for the last geometry asked */
-	bf_view		q;
-	uint64	   *pos;			/* room for maxpos: q's set bits */
-	int64		maxpos;
-	int64		npos;
-	bool		too_dense;		/* too many set bits: rechecked instead */
-	int			shift;
-	bool		pos_valid;
-	uint8		pos_layout;
-	uint64		pos_nbits;
-} KeyState;
 
 typedef struct BsScanOpaque
 {
@@ -94,15 +77,6 @@ read_slice(SliceReader *r, uint64 s, bfsl_mask *out)
 		   (s % BS_SLICES_PER_PAGE) * BFSL_SLICE_BYTES, BFSL_SLICE_BYTES);
 	LockBuffer(r->buf, BUFFER_LOCK_UNLOCK);
 }
-
-/*
- * The most positions a superset query's q may give (a set bit each): 2^24
- * positions take 128 MB (twice: the key's and the block's), and
- * bfsl_sort_unique counts in an int.  A q with more set bits (millions of
- * keys) is answered by the table: each filter of a geometry it fits is a
- * candidate, rechecked.
- */
-#define BS_MAX_SUPERSET_POSITIONS (INT64CONST(1) << 24)
 
 /* slice pages pinned (and their lines prefetched) before any is read */
 #define BS_BATCH_PAGES 4
@@ -181,137 +155,6 @@ and_positions(SliceReader *r, const uint64 *pos, int64 n, bfsl_mask *mask)
 	}
 }
 
-/* The positions q's superset test reads in filters of geometry g. */
-static bool
-superset_positions(KeyState *ks, const BsGeom *g)
-{
-	if (!ks->pos_valid || ks->pos_layout != g->layout || ks->pos_nbits != g->nbits)
-	{
-		ks->npos = bfsl_superset_positions(g->layout, g->nbits, ks->q.bits, ks->q.nbits,
-										 ks->pos, ks->maxpos, &ks->shift);
-		ks->pos_valid = true;
-		ks->pos_layout = g->layout;
-		ks->pos_nbits = g->nbits;
-	}
-	/* a filter 2^7 times q's size or more: rechecked instead */
-	return ks->npos >= 0 && ks->shift <= 6;
-}
-
-static bool
-geom_compatible(const BsGeom *g, const bf_view *q)
-{
-	bf_view		fv;
-	uint64		nbits;
-
-	memset(&fv, 0, sizeof(fv));
-	fv.layout = g->layout;
-	fv.hashes = g->hashes;
-	fv.family = g->family;
-	fv.type_tag = g->type_tag;
-	fv.seed = g->seed;
-	fv.nbits = g->nbits;
-	fv.param = (uint16) g->param;
-	return bf_compatible(&fv, q, &nbits) == BF_COMPAT_OK;
-}
-
-typedef enum KeyAnswer
-{
-	KA_NONE,					/* no filter of the geometry matches */
-	KA_RECHECK,					/* the table must say */
-	KA_SLICES					/* the slices say */
-} KeyAnswer;
-
-static KeyAnswer
-key_answer(KeyState *ks, const BsGeom *g)
-{
-	if (g->flags & BS_HEAD_UNSLICED)
-		return KA_RECHECK;
-	if (ks->strategy == BS_STRAT_KEY)
-	{
-		/* a key Spark does not hash: the table raises the error */
-		if (g->layout == BF_LAYOUT_SPARK && !bloom_spark_key_ok(&ks->kt))
-			return KA_RECHECK;
-		if (g->family == BF_FAMILY_NONE)
-			return KA_NONE;		/* holds no key: every probe is false */
-		/* a filter read from Spark holds any key Spark hashes */
-		if (g->layout == BF_LAYOUT_SPARK && g->family == BF_FAMILY_SPARK)
-			return KA_SLICES;
-		if (g->family != ks->kt.family || g->type_tag != ks->kt.type_tag)
-			return KA_RECHECK;	/* the table raises the family error */
-		return KA_SLICES;
-	}
-	if (ks->too_dense || !geom_compatible(g, &ks->q) || !superset_positions(ks, g))
-		return KA_RECHECK;
-	return KA_SLICES;
-}
-
-/*
- * The slice positions the keys read in a block of geometry g, unsorted,
- * into pos (room for every key's); clears mask when a key says no filter
- * of g matches, and sets *recheck when one cannot answer from the bits.
- * Superset keys of filters larger than q (shift > 0) are read apart.
- */
-static int64
-gather_positions(KeyState *keys, int nkeys, const BsGeom *g, MemoryContext hashcxt,
-				 uint64 *pos, bfsl_mask *mask, bool *recheck)
-{
-	int64		npos = 0;
-
-	for (int i = 0; i < nkeys; i++)
-	{
-		KeyState   *ks = &keys[i];
-
-		switch (key_answer(ks, g))
-		{
-			case KA_NONE:
-				memset(mask, 0, sizeof(*mask));
-				continue;
-			case KA_RECHECK:
-				*recheck = true;
-				continue;
-			case KA_SLICES:
-				break;
-		}
-		if (ks->strategy == BS_STRAT_KEY && g->layout == BF_LAYOUT_PARQUET)
-		{
-			/* the one encoding the key has in the group's physical type */
-			uint64		hash;
-
-			switch (bloom_parquet_index_hash(g->param, g->family, &ks->kt,
-											 ks->value, &hash))
-			{
-				case 0:
-					memset(mask, 0, sizeof(*mask));
-					continue;
-				case 1:
-					bf_positions(g->layout, g->nbits, g->hashes, hash, pos + npos);
-					npos += g->hashes;
-					continue;
-				default:
-					*recheck = true;
-					continue;
-			}
-		}
-		if (ks->strategy == BS_STRAT_KEY)
-		{
-			uint64		hash = bloom_index_layout_hash(&ks->lh, &ks->kt, ks->value,
-													   g->layout, g->seed, hashcxt);
-
-			/* spark: the positions of the group's version */
-			bf_positions(g->layout == BF_LAYOUT_SPARK ?
-						 BF_LAYOUT_SPARK | (int) (g->param << 8) : g->layout,
-						 g->nbits, g->hashes, hash, pos + npos);
-			npos += g->hashes;
-		}
-		else if (ks->shift == 0)
-		{
-			memcpy(pos + npos, ks->pos, ks->npos * sizeof(uint64));
-			npos += ks->npos;
-		}
-	}
-	return npos;
-}
-
 /* at most this many positions a block are prefetched ahead */
 #define BS_PREFETCH_POSITIONS 64
 
@@ -321,7 +164,7 @@ gather_positions(KeyState *keys, int nkeys, const BsGeom *g, MemoryContext hashc
  * last found in, while this block is read: no pin, no lock, only a hint.
  */
 static void
-prefetch_block(Relation index, const BsHead *h, KeyState *keys, int nkeys,
+prefetch_block(Relation index, const BsHead *h, BsKeyState *keys, int nkeys,
 			   MemoryContext hashcxt, uint64 *pos)
 {
 	bfsl_mask		mask = h->live;
@@ -331,7 +174,7 @@ prefetch_block(Relation index, const BsHead *h, KeyState *keys, int nkeys,
 
 	if (bfsl_mask_empty(&mask))
 		return;
-	npos = gather_positions(keys, nkeys, &h->geom, hashcxt, pos, &mask, &recheck);
+	npos = bs_gather_positions(keys, nkeys, &h->geom, hashcxt, pos, &mask, &recheck);
 	if (npos == 0 || bfsl_mask_empty(&mask))
 		return;
 	npos = bfsl_sort_unique(pos, (int) npos);
@@ -365,7 +208,7 @@ prefetch_block(Relation index, const BsHead *h, KeyState *keys, int nkeys,
  * for every key's positions.
  */
 static int
-scan_block(Relation index, Buffer hbuf, const BsHead *h, KeyState *keys, int nkeys,
+scan_block(Relation index, Buffer hbuf, const BsHead *h, BsKeyState *keys, int nkeys,
 		   MemoryContext hashcxt, uint64 *pos, ItemPointerData *tids, bool *recheck)
 {
 	bfsl_mask		mask = h->live;
@@ -375,7 +218,7 @@ scan_block(Relation index, Buffer hbuf, const BsHead *h, KeyState *keys, int nke
 
 	/* every key's slices are ANDed: gather their positions, then read */
 	*recheck = false;
-	npos = gather_positions(keys, nkeys, &h->geom, hashcxt, pos, &mask, recheck);
+	npos = bs_gather_positions(keys, nkeys, &h->geom, hashcxt, pos, &mask, recheck);
 	if (npos > 0 && !bfsl_mask_empty(&mask))
 	{
 		npos = bfsl_sort_unique(pos, (int) npos);
@@ -385,9 +228,9 @@ scan_block(Relation index, Buffer hbuf, const BsHead *h, KeyState *keys, int nke
 	/* superset keys of filters larger than q: an OR of slices per bit */
 	for (int i = 0; i < nkeys && !bfsl_mask_empty(&mask); i++)
 	{
-		KeyState   *ks = &keys[i];
+		BsKeyState *ks = &keys[i];
 
-		if (ks->strategy != BS_STRAT_SUPERSET || key_answer(ks, &h->geom) != KA_SLICES ||
+		if (ks->strategy != BS_STRAT_SUPERSET || bs_key_answer(ks, &h->geom) != KA_SLICES ||
 			ks->shift == 0)
 			continue;
 		for (int64 j = 0; j < ks->npos && !bfsl_mask_empty(&mask); j++)
@@ -429,73 +272,8 @@ scan_block(Relation index, Buffer hbuf, const BsHead *h, KeyState *keys, int nke
 	return n;
 }
 
-/* Is the pending filter v (of item flags) a candidate?  *recheck if so. */
-static bool
-pending_match(KeyState *keys, int nkeys, const bf_view *v, MemoryContext hashcxt,
-			  bool *recheck)
-{
-	for (int i = 0; i < nkeys; i++)
-	{
-		KeyState   *ks = &keys[i];
-		BsGeom		g;
-
-		bs_geom_of(v, INT_MAX, &g);
-		switch (key_answer(ks, &g))
-		{
-			case KA_NONE:
-				return false;
-			case KA_RECHECK:
-				*recheck = true;
-				continue;
-			case KA_SLICES:
-				break;
-		}
-		if (ks->strategy == BS_STRAT_KEY && v->layout == BF_LAYOUT_PARQUET)
-		{
-			uint64		hash;
-
-			switch (bloom_parquet_index_hash(v->param, v->family, &ks->kt,
-											 ks->value, &hash))
-			{
-				case 0:
-					return false;
-				case 1:
-					if (!bf_probe_hash(v, hash))
-						return false;
-					break;
-				default:
-					*recheck = true;
-					break;
-			}
-		}
-		else if (ks->strategy == BS_STRAT_KEY)
-		{
-			if (!bf_probe_hash(v, bloom_index_layout_hash(&ks->lh, &ks->kt, ks->value,
-														  v->layout, v->seed, hashcxt)))
-				return false;
-		}
-		else
-		{
-			for (int64 j = 0; j < ks->npos; j++)
-			{
-				bool		any = false;
-
-				for (uint64 f = 0; f < (UINT64CONST(1) << ks->shift) && !any; f++)
-				{
-					uint64		b = bfsl_fold_slice(v->layout, ks->pos[j], ks->shift, f);
-
-					any = (v->bits[b >> 3] >> (b & 7)) & 1;
-				}
-				if (!any)
-					return false;
-			}
-		}
-	}
-	return true;
-}
-
 static int64
-scan_pending(Relation index, BlockNumber blk, KeyState *keys, int nkeys,
+scan_pending(Relation index, BlockNumber blk, BsKeyState *keys, int nkeys,
 			 MemoryContext hashcxt, BsSink *sink)
 {
 	int64		ntids = 0;
@@ -526,7 +304,7 @@ scan_pending(Relation index, BlockNumber blk, KeyState *keys, int nkeys,
 				bf_view		v;
 
 				bf_view_of((uint8 *) it->data, &v);
-				if (!pending_match(keys, nkeys, &v, hashcxt, &recheck))
+				if (!bs_pending_match(keys, nkeys, &v, hashcxt, &recheck))
 					continue;
 			}
 			if (recheck)
@@ -639,7 +417,7 @@ scan_all(IndexScanDesc scan, BsSink *sink)
 	BsScanOpaque *so = (BsScanOpaque *) scan->opaque;
 	Relation	index = scan->indexRelation;
 	MemoryContext old;
-	KeyState   *keys;
+	BsKeyState   *keys;
 	int			nkeys = scan->numberOfKeys;
 	Buffer		metabuf;
 	BsMeta	   *meta;
@@ -654,48 +432,11 @@ scan_all(IndexScanDesc scan, BsSink *sink)
 	pgstat_count_index_scan(index);
 	MemoryContextReset(so->cxt);
 	old = MemoryContextSwitchTo(so->cxt);
-	keys = palloc0(nkeys * sizeof(KeyState));
-	for (int i = 0; i < nkeys; i++)
+	keys = palloc0(nkeys * sizeof(BsKeyState));
+	if (!bs_keys_init(scan->keyData, nkeys, keys, so->cxt))
 	{
-		ScanKey		sk = &scan->keyData[i];
-		KeyState   *ks = &keys[i];
-
-		if (sk->sk_flags & SK_ISNULL)
-		{
-			MemoryContextSwitchTo(old);
-			return 0;			/* strict operators: nothing matches NULL */
-		}
-		ks->strategy = sk->sk_strategy;
-		if (ks->strategy == BS_STRAT_KEY)
-		{
-			BloomIndexQueryKey key;
-
-			bloom_index_unbox(sk->sk_argument, &key);
-			bloom_index_key_type(&ks->kt, key.typid, key.value, key.collation, so->cxt);
-			ks->value = key.value;
-		}
-		else if (ks->strategy == BS_STRAT_SUPERSET)
-		{
-			struct varlena *q = (struct varlena *) PG_DETOAST_DATUM_COPY(sk->sk_argument);
-
-			bloomfilter_view(q, &ks->q);
-
-			/*
-			 * A position per set bit of q (folding only merges them), so
-			 * the memory follows q's keys, not its size.  Past
-			 * BS_MAX_SUPERSET_POSITIONS the table answers (every filter
-			 * of a compatible geometry is a candidate, rechecked).
-			 */
-			ks->maxpos = (int64) bf_popcount(&ks->q);
-			if (ks->maxpos > BS_MAX_SUPERSET_POSITIONS)
-			{
-				ks->too_dense = true;
-				ks->maxpos = 0;
-			}
-			ks->pos = palloc(Max(ks->maxpos, 1) * sizeof(uint64));
-		}
-		else
-			elog(ERROR, "unrecognized bloomslice strategy number %d", ks->strategy);
+		MemoryContextSwitchTo(old);
+		return 0;			/* strict operators: nothing matches NULL */
 	}
 
 	/* the pending area, under the metapage's share lock */
