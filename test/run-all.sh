@@ -65,7 +65,7 @@ citus() {
 }
 
 step "core unit tests (ASan/UBSan)" make check-core
-step "fuzzing the validators, text codec and filter operations (libFuzzer, 9 targets x 30 s)" \
+step "fuzzing the validators, text codec and filter operations (libFuzzer, 11 targets x 30 s)" \
 	env FUZZ_SECONDS="${FUZZ_SECONDS:-30}" bash test/fuzz/run.sh
 step "pg_regress" regress
 # The update chain: 1.0 created and updated step by step, its members
