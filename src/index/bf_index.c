@@ -152,13 +152,6 @@ seed_hash(BloomSeedHashes *sh, const BloomKeyType *kt, Datum value,
 }
 
 uint64
-bloom_index_seed_hash(BloomSeedHashes *sh, const BloomKeyType *kt,
-					  Datum value, uint64 seed, MemoryContext hashcxt)
-{
-	return seed_hash(sh, kt, value, seed, hashcxt, false);
-}
-
-uint64
 bloom_index_layout_hash(BloomLayoutHashes *lh, const BloomKeyType *kt,
 						Datum value, int layout, uint64 seed,
 						MemoryContext hashcxt)

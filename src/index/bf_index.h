@@ -60,12 +60,8 @@ typedef struct BloomSeedHashes
 	uint64		hash[BLOOM_INDEX_NSEEDS];
 } BloomSeedHashes;
 
-extern uint64 bloom_index_seed_hash(BloomSeedHashes *sh, const BloomKeyType *kt,
-									Datum value, uint64 seed,
-									MemoryContext hashcxt);
-
 /*
- * The same for filters of any layout: a spark filter hashes keys as Spark
+ * One per hashing, for filters of any layout: a spark filter hashes keys as Spark
  * does (bloom_spark_hash, which the key type must accept), the others as
  * bloom_hash_value; each has its own cache, as one seed means both.
  */
