@@ -49,9 +49,8 @@ bloomfilter_layout_agg_trans(PG_FUNCTION_ARGS)
 		int64		capacity;
 		double		fpr;
 		int			layout;
-		uint64		nbits;
-		int			hashes;
 		struct varlena *f;
+		MemoryContext old;
 
 		if (PG_ARGISNULL(2) || PG_ARGISNULL(3) || PG_ARGISNULL(4))
 			ereport(ERROR,
@@ -60,25 +59,10 @@ bloomfilter_layout_agg_trans(PG_FUNCTION_ARGS)
 		capacity = PG_GETARG_INT64(2);
 		fpr = PG_GETARG_FLOAT8(3);
 		layout = bloom_filter_layout_arg(PG_GETARG_TEXT_PP(4));
-		if (layout == BF_LAYOUT_SPARK)
-		{
-			/* sized as BloomFilter.create(capacity, fpr), as bloom_empty */
-			struct varlena *e;
-
-			bloom_check_capacity(capacity);
-			bloom_check_fpr(fpr);
-			e = bloom_spark_empty(capacity, fpr, 0);
-
-			f = MemoryContextAlloc(aggctx, VARSIZE(e));
-			memcpy(f, e, VARSIZE(e));
-		}
-		else
-		{
-			bloom_size_for(layout, capacity, fpr, &nbits, &hashes);
-			f = MemoryContextAlloc(aggctx, VARHDRSZ + bf_buffer_size(nbits));
-			SET_VARSIZE(f, VARHDRSZ + bf_buffer_size(nbits));
-			bf_init((uint8 *) VARDATA(f), layout, hashes, 0, nbits);
-		}
+		/* the filter bloom_empty(capacity, fpr, layout) makes */
+		old = MemoryContextSwitchTo(aggctx);
+		f = bloom_empty_for(layout, capacity, fpr, 0);
+		MemoryContextSwitchTo(old);
 		s = state_of(aggctx, f);
 	}
 	if (!PG_ARGISNULL(1))

@@ -39,6 +39,29 @@ bloom_make_empty(int layout, int hashes, uint64 seed, uint64 nbits)
 }
 
 /*
+ * What bloom_empty(capacity, fpr, layout, seed) returns, in the current
+ * memory context: every argument checked, sized as the layout sizes (as
+ * Spark's BloomFilter.create for spark).  bloom_agg(x, capacity, fpr,
+ * layout) starts from the same filter.
+ */
+struct varlena *
+bloom_empty_for(int layout, int64 capacity, double fpr, int64 seed)
+{
+	uint64		nbits;
+	int			hashes;
+
+	bloom_check_engine_seed(layout, seed);
+	if (layout == BF_LAYOUT_SPARK)
+	{
+		bloom_check_capacity(capacity);
+		bloom_check_fpr(fpr);
+		return bloom_spark_empty(capacity, fpr, seed);
+	}
+	bloom_size_for(layout, capacity, fpr, &nbits, &hashes);
+	return bloom_make_empty(layout, hashes, (uint64) seed, nbits);
+}
+
+/*
  * bloom_empty(capacity, fpr, layout, seed): the smallest filter of the
  * layout that keeps the rate at or under fpr after capacity distinct keys.
  */
@@ -49,18 +72,8 @@ bloomfilter_empty(PG_FUNCTION_ARGS)
 	double		fpr = PG_GETARG_FLOAT8(1);
 	int			layout = bloom_filter_layout_arg(PG_GETARG_TEXT_PP(2));
 	int64		seed = PG_GETARG_INT64(3);
-	uint64		nbits;
-	int			hashes;
 
-	bloom_check_engine_seed(layout, seed);
-	if (layout == BF_LAYOUT_SPARK)
-	{
-		bloom_check_capacity(capacity);
-		bloom_check_fpr(fpr);
-		PG_RETURN_POINTER(bloom_spark_empty(capacity, fpr, seed));
-	}
-	bloom_size_for(layout, capacity, fpr, &nbits, &hashes);
-	PG_RETURN_POINTER(bloom_make_empty(layout, hashes, (uint64) seed, nbits));
+	PG_RETURN_POINTER(bloom_empty_for(layout, capacity, fpr, seed));
 }
 
 /*

@@ -92,6 +92,10 @@ prefix##_from_bytea(PG_FUNCTION_ARGS) \
 extern struct varlena *bloom_make_empty(int layout, int hashes, uint64 seed,
 										uint64 nbits);
 
+/* bloom_empty(capacity, fpr, layout, seed)'s filter, arguments checked */
+extern struct varlena *bloom_empty_for(int layout, int64 capacity, double fpr,
+									  int64 seed);
+
 /* ---- type/bf_type_args.c ---- */
 
 /* ERRORs for arguments out of range, shared by constructors and aggregates */
